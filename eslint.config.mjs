@@ -1,0 +1,50 @@
+// Flat ESLint config for the whole workspace (projects do not need their own).
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...nx.configs['flat/javascript'],
+  {
+    ignores: ['**/dist', '**/node_modules', '**/coverage', '**/.nx', '**/tmp', 'data/**'],
+  },
+  {
+    files: ['**/*.ts', '**/*.mts', '**/*.cts', '**/*.js', '**/*.mjs', '**/*.cjs'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: true,
+          banTransitiveDependencies: true,
+          allow: [],
+          depConstraints: [
+            // Scope: a project may use its own scope and the shared libs, never another app's scope.
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:auth', onlyDependOnLibsWithTags: ['scope:auth', 'scope:shared'] },
+            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+            { sourceTag: 'scope:query', onlyDependOnLibsWithTags: ['scope:query', 'scope:shared'] },
+            { sourceTag: 'scope:metering', onlyDependOnLibsWithTags: ['scope:metering', 'scope:shared'] },
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
+            // Type layering: app -> data/util, data -> data/util, util -> util. Nothing imports an app.
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:data', 'type:util'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:data', 'type:util'] },
+            { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:data', 'type:util'], notDependOnLibsWithTags: ['type:app'] },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], notDependOnLibsWithTags: ['type:app'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Config files and Node scripts are CommonJS / plain Node.
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);
