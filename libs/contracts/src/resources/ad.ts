@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, PLATFORMS } from '../vocabulary';
+import { Id, IsoDate, Share } from './common';
+
+/** Contract section 2.1 plus the fields product-decisions.md adds. */
+export const Ad = z.object({
+  id: Id,
+  title: z.string(),
+  body: z.string(),
+  landing_domain: z.string(),
+  landing_url: z.string(),
+  platform_name: z.enum(PLATFORMS),
+  advertiser_id: Id,
+  webmaster_id: Id.nullable().describe('null when the ad runs without an affiliate'),
+  status_today: z.enum(AD_STATUSES),
+  days_active: z.int().min(0).describe('days from first to last seen'),
+  first_seen_date: IsoDate,
+  last_seen_date: IsoDate,
+  countries: z.array(z.string()),
+  languages: z.array(z.string()),
+  categories: z.array(z.string()),
+  creative_format: z.enum(CREATIVE_FORMATS),
+  media_count: z.int().min(0),
+  creative_id: Id,
+  app_id: Id.nullable(),
+  impressions: z.int().min(0).describe('estimate'),
+  popularity: z.number().min(0),
+  activity_days_amount: z.int().min(0).describe('distinct days seen active'),
+});
+export type Ad = z.infer<typeof Ad>;
+
+export const Media = z.object({
+  type: z.enum(['image', 'video']),
+  url: z.string(),
+  width: z.int().positive(),
+  height: z.int().positive(),
+  duration_seconds: z.number().nullable(),
+});
+export type Media = z.infer<typeof Media>;
+
+export const AdvertiserSummary = z.object({
+  id: Id,
+  name: z.string(),
+  platforms: z.array(z.enum(PLATFORMS)),
+});
+export type AdvertiserSummary = z.infer<typeof AdvertiserSummary>;
+
+export const WebmasterSummary = z.object({
+  id: Id,
+  name: z.string(),
+});
+export type WebmasterSummary = z.infer<typeof WebmasterSummary>;
+
+/** get_ad: one ad with its media and the summaries of who runs it. */
+export const AdDetail = Ad.extend({
+  media: z.array(Media),
+  advertiser: AdvertiserSummary,
+  webmaster: WebmasterSummary.nullable(),
+});
+export type AdDetail = z.infer<typeof AdDetail>;
+
+/** Contract section 2.2. */
+export const AdsPage = z.object({
+  data: z.array(Ad),
+  pagination: z.object({
+    next_cursor: z.string().nullable(),
+    has_more: z.boolean(),
+    total: z.int().min(0),
+    total_estimated: z.boolean(),
+  }),
+});
+export type AdsPage = z.infer<typeof AdsPage>;
+
+export const AdsCount = z.object({
+  total: z.int().min(0),
+  total_estimated: z.boolean(),
+  cost_of_next_page: z.int().min(0).describe('tokens search_ads would charge for the first page at the given limit'),
+});
+export type AdsCount = z.infer<typeof AdsCount>;
+
+export const BreakdownBucket = z.object({
+  key: z.string(),
+  label: z.string(),
+  ads: z.int().min(0),
+  share: Share,
+});
+export type BreakdownBucket = z.infer<typeof BreakdownBucket>;
+
+export const AdsBreakdown = z.object({
+  field: z.enum(BREAKDOWN_FIELDS),
+  total: z.int().min(0).describe('ads matching the filters'),
+  data: z.array(BreakdownBucket),
+});
+export type AdsBreakdown = z.infer<typeof AdsBreakdown>;

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import {
+  AD_SORTS,
+  AD_STATUSES,
+  BREAKDOWN_FIELDS,
+  IMPRESSIONS_NARROWING_FILTERS,
+  PLATFORMS,
+  SORT_ORDERS,
+  TREND_DIMENSIONS,
+} from './vocabulary';
+import { CountryCode, Cursor, Id, IsoDate, Slug } from './resources/common';
+
+/**
+ * Arguments of every tool, shared by both surfaces and by the messages that carry them.
+ * Builders take the page-size default because it differs per surface (search_ads: MCP 20, HTTP 50).
+ */
+export const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 50;
+export const MCP_SEARCH_ADS_DEFAULT_LIMIT = 20;
+
+export const limitParam = (defaultLimit = DEFAULT_LIMIT) =>
+  z.int().min(1).max(MAX_LIMIT).default(defaultLimit).describe(`page size, 1-${MAX_LIMIT}, default ${defaultLimit}`);
+
+const query = z.string().trim().min(1).max(200);
+const domainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/, 'must be a domain name, e.g. example.com');
+
+type DatedArgs = { date_from?: string; date_to?: string };
+const datesInOrder = (args: DatedArgs, ctx: z.core.$RefinementCtx) => {
+  if (args.date_from && args.date_to && args.date_from > args.date_to) {
+    ctx.addIssue({ code: 'custom', path: ['date_to'], message: 'must not be before date_from' });
+  }
+};
+
+/** The ad filters shared by search_ads, count_ads and get_ads_breakdown. */
+export const adFilterShape = {
+  q: query.optional().describe('keywords matched as words in title, body and landing URL'),
+  country: CountryCode.optional().describe('ISO 3166-1 alpha-2 code, e.g. US'),
+  platforms: z.array(z.enum(PLATFORMS)).min(1).max(PLATFORMS.length).optional(),
+  creative_categories: z.array(Slug).min(1).max(25).optional().describe('AI category slugs, e.g. finance_and_banking'),
+  status_today: z.enum(AD_STATUSES).optional(),
+  advertiser_id: Id.optional(),
+  webmaster_id: Id.optional(),
+  landing_domain: domainName.optional().describe('exact landing domain, subdomains included (use this, not q, for domains)'),
+  app_id: Id.optional().describe('ads promoting this app'),
+  creative_id: Id.optional().describe('ads using this unique creative'),
+  date_from: IsoDate.optional().describe('ads last seen on or after this date (YYYY-MM-DD)'),
+  date_to: IsoDate.optional().describe('ads first seen on or before this date (YYYY-MM-DD)'),
+};
+
+export const adFilters = () => z.strictObject(adFilterShape).superRefine(datesInOrder);
+export type AdFilters = z.infer<ReturnType<typeof adFilters>>;
+
+export const searchAdsArgs = (defaultLimit = DEFAULT_LIMIT) =>
+  z
+    .strictObject({
+      ...adFilterShape,
+      sort_by: z.enum(AD_SORTS).default('date'),
+      sort_order: z.enum(SORT_ORDERS).default('desc'),
+      limit: limitParam(defaultLimit),
+      cursor: Cursor.optional().describe('pagination.next_cursor of the previous page, with the same filters'),
+    })
+    .superRefine(datesInOrder)
+    .superRefine((args, ctx) => {
+      if (args.sort_by === 'impressions' && !IMPRESSIONS_NARROWING_FILTERS.some((f) => args[f] !== undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sort_by'],
+          message: `sort_by=impressions needs a narrowing filter: one of ${IMPRESSIONS_NARROWING_FILTERS.join(', ')}`,
+        });
+      }
+    });
+export type SearchAdsArgs = z.infer<ReturnType<typeof searchAdsArgs>>;
+
+export const countAdsArgs = () =>
+  z
+    .strictObject({ ...adFilterShape, limit: limitParam().describe('page size to price the next page at') })
+    .superRefine(datesInOrder);
+export type CountAdsArgs = z.infer<ReturnType<typeof countAdsArgs>>;
+
+export const adsBreakdownArgs = () =>
+  z
+    .strictObject({ field: z.enum(BREAKDOWN_FIELDS), ...adFilterShape, limit: limitParam() })
+    .superRefine(datesInOrder);
+export type AdsBreakdownArgs = z.infer<ReturnType<typeof adsBreakdownArgs>>;
+
+export const byId = () => z.strictObject({ id: Id });
+export type ById = z.infer<ReturnType<typeof byId>>;
+
+export const trendsArgs = () =>
+  z
+    .strictObject({
+      dimension: z.enum(TREND_DIMENSIONS),
+      country: CountryCode.optional(),
+      platform: z.enum(PLATFORMS).optional(),
+      ai_category: Slug.optional(),
+      date_from: IsoDate.optional().describe('window start; default 30 days before date_to'),
+      date_to: IsoDate.optional().describe('window end; default the latest day with data'),
+      limit: limitParam(),
+    })
+    .superRefine(datesInOrder);
+export type TrendsArgs = z.infer<ReturnType<typeof trendsArgs>>;
+
+/** Name searches: advertisers, webmasters, creatives, domains, apps. */
+export const nameSearchArgs = () => z.strictObject({ q: query.optional(), limit: limitParam() });
+export type NameSearchArgs = z.infer<ReturnType<typeof nameSearchArgs>>;
+
+export const pagedNameSearchArgs = () =>
+  z.strictObject({ q: query.optional(), limit: limitParam(), cursor: Cursor.optional() });
+export type PagedNameSearchArgs = z.infer<ReturnType<typeof pagedNameSearchArgs>>;
+
+export const advertiserActivityArgs = () =>
+  z
+    .strictObject({
+      id: Id,
+      date_from: IsoDate.optional().describe('default 30 days before date_to'),
+      date_to: IsoDate.optional().describe('default the latest day with data'),
+    })
+    .superRefine(datesInOrder);
+export type AdvertiserActivityArgs = z.infer<ReturnType<typeof advertiserActivityArgs>>;
+
+export const pagedByIdArgs = () => z.strictObject({ id: Id, limit: limitParam(), cursor: Cursor.optional() });
+export type PagedByIdArgs = z.infer<ReturnType<typeof pagedByIdArgs>>;
+
+export const domainArgs = () => z.strictObject({ domain: domainName });
+export type DomainArgs = z.infer<ReturnType<typeof domainArgs>>;
+
+export const usageEventsArgs = () => z.strictObject({ limit: limitParam(), cursor: Cursor.optional() });
+export type UsageEventsArgs = z.infer<ReturnType<typeof usageEventsArgs>>;
+
+export const noArgs = () => z.strictObject({});
+export type NoArgs = z.infer<ReturnType<typeof noArgs>>;

@@ -1,0 +1,57 @@
+/**
+ * Closed vocabularies of the contract and of product-decisions.md.
+ * Open-ended sets (categories, countries) are validated by shape, not by list.
+ */
+export const PLATFORMS = ['facebook', 'tiktok'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+export const AD_STATUSES = ['active', 'inactive'] as const;
+export type AdStatus = (typeof AD_STATUSES)[number];
+
+export const AD_SORTS = ['date', 'days_active', 'activity_days_amount', 'most_popular', 'impressions'] as const;
+export type AdSort = (typeof AD_SORTS)[number];
+
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+export type SortOrder = (typeof SORT_ORDERS)[number];
+
+export const TREND_DIMENSIONS = [
+  'geo',
+  'advertisers/cards',
+  'webmasters',
+  'apps',
+  'timeline',
+  'scaling-creatives',
+] as const;
+export type TrendDimension = (typeof TREND_DIMENSIONS)[number];
+
+export const BREAKDOWN_FIELDS = [
+  'country',
+  'platform',
+  'category',
+  'language',
+  'creative_format',
+  'landing_domain',
+  'status',
+] as const;
+export type BreakdownField = (typeof BREAKDOWN_FIELDS)[number];
+
+export const CREATIVE_FORMATS = ['image', 'video', 'carousel', 'text'] as const;
+export type CreativeFormat = (typeof CREATIVE_FORMATS)[number];
+
+export const APP_STORES = ['app_store', 'google_play'] as const;
+export type AppStore = (typeof APP_STORES)[number];
+
+/** The category slugs the contract names; the full list is open-ended and served by get_catalog. */
+export const CONTRACT_CATEGORY_SLUGS = [
+  'gambling_and_betting',
+  'finance_and_banking',
+  'dating_and_relationships',
+  'ecommerce_and_retail',
+  'healthcare_and_medical',
+] as const;
+
+/** Narrowing filters that make `sort_by=impressions` affordable (product-decisions.md). */
+export const IMPRESSIONS_NARROWING_FILTERS = ['q', 'advertiser_id', 'webmaster_id', 'landing_domain'] as const;
+
+export const INTERFACE_VERSION = '1.0.0';
+export const MCP_SCOPE = 'mcp:read';
