@@ -1,0 +1,51 @@
+import type { CostRule, ToolDefinition } from './tool-definition';
+
+export const FREE: CostRule = { kind: 'free' };
+export const ONE_TOKEN: CostRule = { kind: 'flat', tokens: 1 };
+export const perRow = (unit: string): CostRule => ({ kind: 'per_row', tokens: 1, unit });
+
+/** Tokens to hold before the call: the most the call could cost. */
+export function worstCaseCost(tool: ToolDefinition, args: { limit?: number }): number {
+  switch (tool.cost.kind) {
+    case 'free':
+      return 0;
+    case 'flat':
+      return tool.cost.tokens;
+    case 'per_row':
+      return tool.cost.tokens * (args.limit ?? 0);
+  }
+}
+
+/** Tokens the finished call costs: pay for results, not for asking. */
+export function actualCost(tool: ToolDefinition, result: unknown): number {
+  switch (tool.cost.kind) {
+    case 'free':
+      return 0;
+    case 'flat':
+      return tool.cost.tokens;
+    case 'per_row':
+      return tool.cost.tokens * rowsOf(result);
+  }
+}
+
+function rowsOf(result: unknown): number {
+  const data = (result as { data?: unknown } | null)?.data;
+  return Array.isArray(data) ? data.length : 0;
+}
+
+/** Worst case = limit x unit price, so the largest affordable limit is what remains / unit price. */
+export function maxAffordableLimit(tool: ToolDefinition, remaining: number): number {
+  if (tool.cost.kind !== 'per_row') return 0;
+  return Math.floor(remaining / tool.cost.tokens);
+}
+
+export function describeCost(cost: CostRule): string {
+  switch (cost.kind) {
+    case 'free':
+      return 'free';
+    case 'flat':
+      return `${cost.tokens} token${cost.tokens === 1 ? '' : 's'} per call`;
+    case 'per_row':
+      return `${cost.tokens} token per ${cost.unit} returned`;
+  }
+}

@@ -1,0 +1,4 @@
+export * from './tool-definition';
+export * from './costs';
+export * from './tools';
+export * from './arguments';

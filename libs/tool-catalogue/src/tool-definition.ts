@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+import type { MessageDefinition } from '@adintel/contracts';
+
+export type Surface = 'http' | 'mcp';
+
+/** What a call costs. `per_row` charges for every row in `data` of the result. */
+export type CostRule =
+  | { readonly kind: 'free' }
+  | { readonly kind: 'flat'; readonly tokens: number }
+  | { readonly kind: 'per_row'; readonly tokens: number; readonly unit: string };
+
+export type ServiceName = 'query' | 'metering';
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly title: string;
+  /** Written for an LLM: when to use it, what it costs, how it pages. */
+  readonly description: string;
+  /** Strict argument schema; `surface` only changes defaults (search_ads pages 20 on MCP, 50 on HTTP). */
+  readonly args: (surface: Surface) => z.ZodObject;
+  readonly output: z.ZodType;
+  /** The GET twin under /api/v1; `{name}` segments are path parameters. */
+  readonly http: { readonly path: string; readonly pathParams: readonly string[] };
+  readonly cost: CostRule;
+  /** The service message that answers it. */
+  readonly service: ServiceName;
+  readonly message: MessageDefinition;
+  /** Metering tools answer about the caller: the edge adds `caller_id` to their message. */
+  readonly callerScoped: boolean;
+}

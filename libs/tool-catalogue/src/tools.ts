@@ -1,0 +1,269 @@
+import {
+  adsBreakdownArgs,
+  advertiserActivityArgs,
+  byId,
+  countAdsArgs,
+  domainArgs,
+  MCP_SEARCH_ADS_DEFAULT_LIMIT,
+  MeteringMessages,
+  nameSearchArgs,
+  noArgs,
+  pagedByIdArgs,
+  pagedNameSearchArgs,
+  QueryMessages,
+  searchAdsArgs,
+  trendsArgs,
+  usageEventsArgs,
+  DEFAULT_LIMIT,
+  type MessageDefinition,
+} from '@adintel/contracts';
+import type { z } from 'zod';
+import { FREE, ONE_TOKEN, perRow } from './costs';
+import type { CostRule, Surface, ToolDefinition } from './tool-definition';
+
+interface ToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  args: (surface: Surface) => z.ZodObject;
+  path: string;
+  cost: CostRule;
+  message: MessageDefinition;
+}
+
+const pathParamsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
+const queryTool = (spec: ToolSpec): ToolDefinition => ({
+  name: spec.name,
+  title: spec.title,
+  description: spec.description,
+  args: spec.args,
+  output: spec.message.response,
+  http: { path: spec.path, pathParams: pathParamsOf(spec.path) },
+  cost: spec.cost,
+  service: 'query',
+  message: spec.message,
+  callerScoped: false,
+});
+
+const meteringTool = (spec: ToolSpec): ToolDefinition => ({ ...queryTool(spec), service: 'metering', callerScoped: true });
+
+const PAGING = 'Pages with `cursor`: pass `pagination.next_cursor` from the previous result, with the same other arguments.';
+
+export const TOOLS: readonly ToolDefinition[] = [
+  queryTool({
+    name: 'search_ads',
+    title: 'Search ads',
+    description:
+      'Find ads running on Facebook and TikTok by keyword (`q`: words in title, body or landing URL), country, platforms, ' +
+      'AI category, status, advertiser, webmaster (affiliate), app, creative, landing domain (subdomains included: use ' +
+      '`landing_domain`, not `q`, for domains) and date range. Sort by date, days_active, activity_days_amount, ' +
+      'most_popular or impressions (impressions needs q, advertiser_id, webmaster_id or landing_domain). ' +
+      `Costs 1 token per ad returned; an empty page is free. Default 20 ads per page on MCP, max 100. ${PAGING} ` +
+      'Use count_ads first (free) to size a query.',
+    args: (surface) => searchAdsArgs(surface === 'mcp' ? MCP_SEARCH_ADS_DEFAULT_LIMIT : DEFAULT_LIMIT),
+    path: '/ads',
+    cost: perRow('ad'),
+    message: QueryMessages.searchAds,
+  }),
+  queryTool({
+    name: 'get_ad',
+    title: 'Get one ad',
+    description: 'One ad by id with its media and the advertiser and webmaster behind it. Costs 1 token.',
+    args: () => byId(),
+    path: '/ads/{id}',
+    cost: ONE_TOKEN,
+    message: QueryMessages.getAd,
+  }),
+  queryTool({
+    name: 'count_ads',
+    title: 'Count ads',
+    description:
+      'How many ads match the search_ads filters, and what the next search_ads page would cost at `limit`. Free: use it ' +
+      'to check a query before paying for rows. `total` is exact up to 10,000; above that `total_estimated` is true.',
+    args: () => countAdsArgs(),
+    path: '/ads/count',
+    cost: FREE,
+    message: QueryMessages.countAds,
+  }),
+  queryTool({
+    name: 'get_ads_breakdown',
+    title: 'Break ads down by a field',
+    description:
+      'Counts of the ads matching the search_ads filters, grouped by `field`: country, platform, category, language, ' +
+      'creative_format, landing_domain or status. Largest buckets first, at most `limit`. Costs 1 token per bucket.',
+    args: () => adsBreakdownArgs(),
+    path: '/ads/breakdown/{field}',
+    cost: perRow('bucket'),
+    message: QueryMessages.adsBreakdown,
+  }),
+  queryTool({
+    name: 'get_trends',
+    title: 'Ranked trends',
+    description:
+      'Ranked rows for one dimension: geo (countries), advertisers/cards (advertiser cards), webmasters, apps, timeline ' +
+      '(one row per day, by date) or scaling-creatives (creatives whose ad count grew most). Each row has ads in the ' +
+      'window, share, change against the previous window of equal length, and `evidence`: search_ads arguments that ' +
+      'list the ads behind it. Filters: country, platform, ai_category, date_from/date_to (default the last 30 days). ' +
+      'Costs 1 token per row.',
+    args: () => trendsArgs(),
+    path: '/analytics/trends/{dimension}',
+    cost: perRow('row'),
+    message: QueryMessages.trends,
+  }),
+  queryTool({
+    name: 'search_advertisers',
+    title: 'Find advertisers by name',
+    description:
+      'Advertisers whose name starts with `q` or has a word starting with it, most active first. Free: use it to turn a ' +
+      'brand name into an advertiser_id for search_ads or get_advertiser.',
+    args: () => nameSearchArgs(),
+    path: '/advertisers/autocomplete',
+    cost: FREE,
+    message: QueryMessages.searchAdvertisers,
+  }),
+  queryTool({
+    name: 'get_advertiser',
+    title: 'Get one advertiser',
+    description:
+      'The merged record of one advertiser across Facebook and TikTok: accounts, ad and creative counts, countries, ' +
+      'categories, landing domains, first and last seen. Costs 1 token.',
+    args: () => byId(),
+    path: '/advertisers/{id}',
+    cost: ONE_TOKEN,
+    message: QueryMessages.getAdvertiser,
+  }),
+  queryTool({
+    name: 'get_advertiser_activity',
+    title: 'Advertiser activity per day',
+    description:
+      'New and active ads per day for one advertiser between date_from and date_to (default the last 30 days). Costs 1 token.',
+    args: () => advertiserActivityArgs(),
+    path: '/advertisers/{id}/activity',
+    cost: ONE_TOKEN,
+    message: QueryMessages.advertiserActivity,
+  }),
+  queryTool({
+    name: 'search_webmasters',
+    title: 'Search webmasters (affiliates)',
+    description:
+      'Affiliate networks and webmasters matching `q` (all when omitted), with ad volume per country, dominant country ' +
+      `and relevance (share of ads in the dominant country). Costs 1 token per webmaster returned. ${PAGING}`,
+    args: () => pagedNameSearchArgs(),
+    path: '/webmasters',
+    cost: perRow('webmaster'),
+    message: QueryMessages.searchWebmasters,
+  }),
+  queryTool({
+    name: 'get_webmaster',
+    title: 'Get one webmaster',
+    description: 'One webmaster (affiliate) with its geography, verticals and landing domains. Costs 1 token.',
+    args: () => byId(),
+    path: '/webmasters/{id}',
+    cost: ONE_TOKEN,
+    message: QueryMessages.getWebmaster,
+  }),
+  queryTool({
+    name: 'list_webmaster_advertisers',
+    title: 'Advertisers of a webmaster',
+    description: `Advertisers a webmaster runs ads for, most ads first. Costs 1 token per advertiser returned. ${PAGING}`,
+    args: () => pagedByIdArgs(),
+    path: '/webmasters/{id}/advertisers',
+    cost: perRow('advertiser'),
+    message: QueryMessages.webmasterAdvertisers,
+  }),
+  queryTool({
+    name: 'search_creatives',
+    title: 'Search unique creatives',
+    description:
+      'Unique (deduplicated) creatives whose text matches `q`, with how many ads and advertisers use each, most used ' +
+      `first. Costs 1 token per creative returned. ${PAGING}`,
+    args: () => pagedNameSearchArgs(),
+    path: '/creo',
+    cost: perRow('creative'),
+    message: QueryMessages.searchCreatives,
+  }),
+  queryTool({
+    name: 'get_creative',
+    title: 'Get one creative',
+    description: 'One unique creative: its media, reach (ads, advertisers, countries, platforms) and sample ads. Costs 1 token.',
+    args: () => byId(),
+    path: '/creo/{id}',
+    cost: ONE_TOKEN,
+    message: QueryMessages.getCreative,
+  }),
+  queryTool({
+    name: 'search_domains',
+    title: 'Search landing domains',
+    description: `Registrable landing domains containing \`q\`, with ad and advertiser counts, most ads first. Costs 1 token per domain returned. ${PAGING}`,
+    args: () => pagedNameSearchArgs(),
+    path: '/domains',
+    cost: perRow('domain'),
+    message: QueryMessages.searchDomains,
+  }),
+  queryTool({
+    name: 'get_domain',
+    title: 'Get one landing domain',
+    description:
+      'One landing domain and everything below it: ads, advertisers, countries and subdomains. Costs 1 token.',
+    args: () => domainArgs(),
+    path: '/domains/{domain}',
+    cost: ONE_TOKEN,
+    message: QueryMessages.getDomain,
+  }),
+  queryTool({
+    name: 'search_apps',
+    title: 'Search promoted apps',
+    description: `Mobile apps promoted by ads, matching \`q\` in name or bundle id, most ads first. Costs 1 token per app returned. ${PAGING}`,
+    args: () => pagedNameSearchArgs(),
+    path: '/apps',
+    cost: perRow('app'),
+    message: QueryMessages.searchApps,
+  }),
+  queryTool({
+    name: 'get_app',
+    title: 'Get one app',
+    description: 'One promoted app: store, bundle id, the advertisers promoting it and where. Costs 1 token.',
+    args: () => byId(),
+    path: '/apps/{id}',
+    cost: ONE_TOKEN,
+    message: QueryMessages.getApp,
+  }),
+  meteringTool({
+    name: 'get_usage',
+    title: 'Token usage',
+    description:
+      'Your plan, tokens used, reserved and remaining, the period, and which pool pays (your own trial or your owner’s plan). ' +
+      'Free at any frequency.',
+    args: () => noArgs(),
+    path: '/usage',
+    cost: FREE,
+    message: MeteringMessages.getUsage,
+  }),
+  meteringTool({
+    name: 'list_usage_events',
+    title: 'Usage ledger',
+    description: `Your charge ledger, newest first: tool, tokens charged and refunded, time. Free. ${PAGING}`,
+    args: () => usageEventsArgs(),
+    path: '/usage/events',
+    cost: FREE,
+    message: MeteringMessages.listUsageEvents,
+  }),
+  queryTool({
+    name: 'get_catalog',
+    title: 'Allowed values and costs',
+    description:
+      'Every allowed value for the other tools (countries, platforms, categories, languages, sorts, trend dimensions, ' +
+      'breakdown fields), the dates covered, and what each tool costs. Free: call it first.',
+    args: () => noArgs(),
+    path: '/catalog',
+    cost: FREE,
+    message: QueryMessages.catalog,
+  }),
+];
+
+const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+
+export function findTool(name: string): ToolDefinition | undefined {
+  return byName.get(name);
+}
