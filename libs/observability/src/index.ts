@@ -1,0 +1,5 @@
+export * from './request-context';
+export * from './logger';
+export * from './http-request-logging';
+export * from './health';
+export * from './http-app';
