@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const WORKSPACE_ROOT = join(__dirname, '..', '..', '..');
+
+export interface AppProcess {
+  readonly name: string;
+  readonly url: string;
+  readonly port: number;
+  /** Lines the process wrote, for assertions on logs and for failure reports. */
+  readonly output: string[];
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartAppOptions {
+  /** Project name: runs `dist/apps/<name>/main.js` (build it first: the test target depends on build). */
+  readonly name: string;
+  readonly env?: Record<string, string>;
+  readonly port?: number;
+  /** Path that answers 200 when the app is ready. */
+  readonly readyPath?: string;
+  readonly timeoutMs?: number;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a built app as a real process with the same Node that runs the tests, and waits until it is ready. */
+export async function startApp(options: StartAppOptions): Promise<AppProcess> {
+  const script = join(WORKSPACE_ROOT, 'dist', 'apps', options.name, 'main.js');
+  if (!existsSync(script)) throw new Error(`${script} is missing: build ${options.name} first (nx build ${options.name})`);
+  const port = options.port ?? (await freePort());
+  const output: string[] = [];
+  const child = spawn(process.execPath, [script], {
+    cwd: WORKSPACE_ROOT,
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: String(port), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const collect = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean));
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const app: AppProcess = { name: options.name, url, port, output, stop: (signal) => stop(child, exited, signal) };
+  try {
+    await waitUntilReady(`${url}${options.readyPath ?? '/healthz'}`, options.timeoutMs ?? 30_000, exited);
+  } catch (error) {
+    await app.stop('SIGKILL');
+    throw new Error(`${options.name} did not become ready: ${(error as Error).message}\n${output.slice(-30).join('\n')}`, {
+      cause: error,
+    });
+  }
+  return app;
+}
+
+async function waitUntilReady(url: string, timeoutMs: number, exited: Promise<number | null>) {
+  const deadline = Date.now() + timeoutMs;
+  let hasExited = false;
+  void exited.then(() => (hasExited = true));
+  while (Date.now() < deadline) {
+    if (hasExited) throw new Error('the process exited');
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+async function stop(child: ChildProcess, exited: Promise<number | null>, signal: NodeJS.Signals = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  child.kill(signal);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const code = await exited;
+  clearTimeout(killer);
+  return code;
+}

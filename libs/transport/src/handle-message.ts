@@ -1,0 +1,20 @@
+import { applyDecorators, UsePipes, type PipeTransform } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import { fieldErrorsFrom, type MessageDefinition } from '@adintel/contracts';
+import type { z } from 'zod';
+import { ServiceError } from './service-error';
+
+/** Validates a message at the receiving service's own boundary: bad input is a typed error, never a crash. */
+export class MessageValidationPipe implements PipeTransform {
+  constructor(private readonly schema: z.ZodType) {}
+
+  transform(value: unknown) {
+    const result = this.schema.safeParse(value ?? {});
+    if (!result.success) throw ServiceError.invalidArgument(fieldErrorsFrom(result.error));
+    return result.data;
+  }
+}
+
+/** Serves one message of the registry; `@Payload()` then receives its validated request. */
+export const HandleMessage = (message: MessageDefinition) =>
+  applyDecorators(MessagePattern(message.pattern), UsePipes(new MessageValidationPipe(message.request)));

@@ -1,0 +1,7 @@
+export * from './redis-connection';
+export * from './service-error';
+export * from './service-client';
+export * from './transport-server';
+export * from './handle-message';
+export * from './rpc-error.filter';
+export * from './transport.module';

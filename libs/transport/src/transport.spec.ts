@@ -1,0 +1,96 @@
+import { Controller, type INestMicroservice } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { Test } from '@nestjs/testing';
+import { defineMessage } from '@adintel/contracts';
+import { currentRequestId, runWithRequestId } from '@adintel/observability';
+import { z } from 'zod';
+import { createTransportServer, HandleMessage, RpcErrorFilter, ServiceClient, ServiceError } from './index';
+
+// A real Redis on REDIS_URL (npm test makes sure one runs); each run uses its own patterns.
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const run = `t${process.pid}${Date.now()}`;
+
+const Echo = defineMessage(`${run}.echo`, z.object({ text: z.string().min(1) }), z.object({ text: z.string(), request_id: z.string().nullable() }));
+const Fail = defineMessage(`${run}.fail`, z.object({ how: z.enum(['not_found', 'crash']) }), z.object({}));
+const Slow = defineMessage(`${run}.slow`, z.object({ ms: z.int() }), z.object({}));
+const Lying = defineMessage(`${run}.lying`, z.object({}), z.object({ count: z.int() }));
+const Nobody = defineMessage(`${run}.nobody`, z.object({}), z.object({}));
+
+@Controller()
+class TestHandlers {
+  @HandleMessage(Echo)
+  echo(@Payload() data: { text: string }) {
+    return { text: data.text, request_id: currentRequestId() ?? null };
+  }
+
+  @HandleMessage(Fail)
+  fail(@Payload() data: { how: string }) {
+    if (data.how === 'not_found') throw ServiceError.notFound('ad', '42');
+    throw new TypeError('secret internals');
+  }
+
+  @HandleMessage(Slow)
+  async slow(@Payload() data: { ms: number }) {
+    await new Promise((resolve) => setTimeout(resolve, data.ms));
+    return {};
+  }
+
+  @HandleMessage(Lying)
+  lying() {
+    return { count: 'many' };
+  }
+}
+
+describe('the transport over a real Redis', () => {
+  let server: INestMicroservice;
+  let client: ServiceClient;
+
+  beforeAll(async () => {
+    const module = await Test.createTestingModule({ controllers: [TestHandlers] }).compile();
+    server = module.createNestMicroservice(createTransportServer(REDIS_URL));
+    server.useGlobalFilters(new RpcErrorFilter());
+    server.useLogger(false);
+    await server.listen();
+    client = new ServiceClient({ service: 'test', redisUrl: REDIS_URL, timeoutMs: 300 });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  it('answers a message with its validated reply', async () => {
+    await expect(client.send(Echo, { text: 'hi' })).resolves.toEqual({ text: 'hi', request_id: expect.any(String) });
+  });
+
+  it('carries the caller’s request id in packet metadata', async () => {
+    const reply = await runWithRequestId('req-123', () => client.send(Echo, { text: 'hi' }));
+    expect(reply.request_id).toBe('req-123');
+  });
+
+  it('validates at the receiving boundary and names the bad field', async () => {
+    const error = await client.send(Echo, { text: '' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).payload).toMatchObject({ code: 'invalid_argument', errors: [{ field: 'text' }] });
+  });
+
+  it('returns typed errors, and hides unexpected ones as internal', async () => {
+    await expect(client.send(Fail, { how: 'not_found' })).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    const crash = (await client.send(Fail, { how: 'crash' }).catch((e: unknown) => e)) as ServiceError;
+    expect(crash.payload).toEqual({ code: 'internal', message: 'the service failed unexpectedly' });
+  });
+
+  it('times out instead of hanging', async () => {
+    await expect(client.send(Slow, { ms: 900 })).rejects.toMatchObject({ code: 'timeout', status: 504 });
+  });
+
+  it('fails fast when nobody serves the pattern', async () => {
+    const started = Date.now();
+    await expect(client.send(Nobody, {})).rejects.toMatchObject({ code: 'unavailable', status: 503 });
+    expect(Date.now() - started).toBeLessThan(400);
+  });
+
+  it('refuses a reply that breaks its contract', async () => {
+    await expect(client.send(Lying, {})).rejects.toMatchObject({ code: 'internal' });
+  });
+});
