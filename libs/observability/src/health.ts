@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus, Inject, Module, Res, type DynamicModule, type Provider } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Module, Res, type DynamicModule, type InjectionToken } from '@nestjs/common';
 import type { Response } from 'express';
 
 /** A dependency the app needs to be useful: resolves when it answers, rejects when it does not. */
@@ -46,14 +46,18 @@ async function runCheck(check: ReadinessCheck) {
   }
 }
 
-/** `/healthz` and `/readyz`; `checks` is a provider that yields the app's readiness checks. */
+export type ReadinessChecksProvider =
+  | { useValue: ReadinessCheck[] }
+  | { useFactory: (...deps: never[]) => ReadinessCheck[]; inject?: InjectionToken[] };
+
+/** `/healthz` and `/readyz`; `checks` yields the app's readiness checks, with their dependencies injected. */
 @Module({})
 export class HealthModule {
-  static register(checks: Omit<Provider, 'provide'> & { inject?: unknown[] }): DynamicModule {
+  static register(checks: ReadinessChecksProvider): DynamicModule {
     return {
       module: HealthModule,
       controllers: [HealthController],
-      providers: [{ ...checks, provide: READINESS_CHECKS } as Provider],
+      providers: [{ ...checks, provide: READINESS_CHECKS }],
     };
   }
 }

@@ -5,8 +5,8 @@ import { currentRequestId } from './request-context';
 export type { Logger } from 'pino';
 
 /** One JSON line per event, stamped with the service and the current request id. */
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
+export function createLogger(service: string, level = 'info', destination: pino.DestinationStream = pino.destination(1)): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     messageKey: 'msg',
@@ -16,7 +16,8 @@ export function createLogger(service: string, level = 'info'): Logger {
       const requestId = currentRequestId();
       return requestId ? { request_id: requestId } : {};
     },
-  });
+  };
+  return pino(options, destination);
 }
 
 /** Lets Nest's own logging go through the same JSON logger. */
