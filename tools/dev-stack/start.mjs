@@ -1,39 +1,51 @@
 #!/usr/bin/env node
-// Local dev stack: ensure Redis, build the four apps, run each dist/apps/<app>/main.js as a child
-// process with prefixed output. Ctrl-C / SIGTERM stop every child; if one child dies, all stop.
+// `npm start`: the whole service on one machine with the embedded defaults and demo data.
+// Ensures Redis, builds the four apps, seeds the demo store on first run, starts each app as a child process,
+// and serves them behind one origin (routes.mjs) on PUBLIC_PORT (default 3000). Ctrl-C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APP_PORTS } from './routes.mjs';
+import { createFrontDoor } from './front-door.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const APPS = ['auth-server', 'mcp-gateway', 'query-api', 'metering'];
+const nx = join(root, 'node_modules/.bin/nx');
+const publicPort = Number(process.env.PUBLIC_PORT ?? 3000);
+const baseUrl = (process.env.PUBLIC_BASE_URL ?? `http://localhost:${publicPort}`).replace(/\/+$/, '');
+const APPS = Object.keys(APP_PORTS);
 
-function runOrExit(cmd, args) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+function step(title, cmd, args) {
+  console.log(`\n▶ ${title}`);
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_TUI: 'false' } });
+  if (result.status !== 0) {
+    console.error(`✖ ${title} failed (exit ${result.status ?? result.signal})`);
+    process.exit(result.status ?? 1);
+  }
 }
 
-runOrExit(process.execPath, ['tools/ensure-redis.mjs']);
-runOrExit(join(root, 'node_modules/.bin/nx'), ['run-many', '-t', 'build', '-p', APPS.join(','), '--outputStyle=stream']);
+step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
+step('Building the four apps', nx, ['run-many', '-t', 'build', '-p', APPS.join(','), '--outputStyle=stream']);
+step('Seeding demo data (first run only)', nx, ['run', 'query-api:seed', '--outputStyle=stream']);
 
 const children = new Map();
 let stopping = false;
+let frontDoor;
 
 function stopAll(code) {
   if (stopping) return;
   stopping = true;
   process.exitCode = code;
+  frontDoor?.close();
   for (const child of children.values()) child.kill('SIGTERM');
-  // Anything still alive after 5 s gets SIGKILL.
-  setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 5000).unref();
+  setTimeout(() => children.forEach((child) => child.kill('SIGKILL')), 10_000).unref();
 }
 
-const width = Math.max(...APPS.map((a) => a.length));
+const width = Math.max(...APPS.map((app) => app.length));
 for (const app of APPS) {
   const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'dist/apps', app, 'main.js')], {
     cwd: root,
-    env: process.env,
+    env: { ...process.env, PUBLIC_BASE_URL: baseUrl, PORT: String(APP_PORTS[app]) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(app, child);
@@ -44,13 +56,55 @@ for (const app of APPS) {
   child.on('exit', (code, signal) => {
     children.delete(app);
     console.log(prefix, `exited (${signal ?? code})`);
-    if (!stopping) stopAll(code || 1); // one service down: take the stack down, fail loudly
+    if (!stopping) stopAll(code || 1); // one service down takes the stack down, loudly
   });
 }
 
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => {
-    console.log(`\ndev-stack: ${sig}, stopping ${children.size} service(s)...`);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    console.log(`\n${signal}: stopping ${children.size} app(s)…`);
     stopAll(0);
   });
+}
+
+const upstreams = Object.fromEntries(APPS.map((app) => [app, `http://127.0.0.1:${APP_PORTS[app]}`]));
+frontDoor = createFrontDoor(upstreams).listen(publicPort, () => void announceWhenReady());
+frontDoor.on('error', (error) => {
+  console.error(`✖ the front door cannot listen on ${publicPort}: ${error.message} (set PUBLIC_PORT)`);
+  stopAll(1);
+});
+
+async function announceWhenReady() {
+  const deadline = Date.now() + 120_000;
+  while (!stopping && Date.now() < deadline) {
+    const ready = await Promise.all(APPS.map((app) => isReady(`${upstreams[app]}/readyz`)));
+    if (ready.every(Boolean)) return printTour();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  if (!stopping) console.error('✖ the apps did not all become ready within 2 minutes; see the logs above');
+}
+
+async function isReady(url) {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+function printTour() {
+  const register = JSON.stringify({
+    client_name: 'my-agent',
+    grant_types: ['client_credentials'],
+    response_types: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: 'mcp:read',
+  });
+  console.log(`
+✔ Ad intelligence is up at ${baseUrl}  (MCP: ${baseUrl}/mcp · REST: ${baseUrl}/api/v1 · docs: ${baseUrl}/api/v1/docs · owners: ${baseUrl}/account)
+  curl -s ${baseUrl}/oauth2/register -H 'Content-Type: application/json' -d '${register}'
+  curl -s -u "$CLIENT_ID:$CLIENT_SECRET" ${baseUrl}/oauth2/token -d grant_type=client_credentials -d scope=mcp:read -d audience=${baseUrl}/mcp
+  curl -s -H "Authorization: Bearer $ACCESS_TOKEN" '${baseUrl}/api/v1/ads?country=US&limit=5'
+Ctrl-C stops everything.
+`);
 }

@@ -1,0 +1,38 @@
+// A streaming reverse proxy for local runs: one public origin, routed by routes.mjs.
+import { createServer, request } from 'node:http';
+import { appFor } from './routes.mjs';
+
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer'];
+
+/** `upstreams` maps an app name to its base URL, e.g. { 'mcp-gateway': 'http://127.0.0.1:3002' }. */
+export function createFrontDoor(upstreams) {
+  return createServer((req, res) => {
+    const app = appFor(new URL(req.url ?? '/', 'http://front-door').pathname);
+    if (!app || !upstreams[app]) return problem(res, 404, 'Not Found', `nothing is served at ${req.url}`);
+    const target = new URL(upstreams[app]);
+    const headers = { ...req.headers };
+    for (const name of HOP_BY_HOP) delete headers[name];
+    headers['x-forwarded-host'] = req.headers.host ?? '';
+    headers['x-forwarded-proto'] = 'http';
+    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (upstreamRes) => {
+        const responseHeaders = { ...upstreamRes.headers };
+        for (const name of HOP_BY_HOP) delete responseHeaders[name];
+        res.writeHead(upstreamRes.statusCode ?? 502, responseHeaders);
+        upstreamRes.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      if (!res.headersSent) problem(res, 503, 'Service Unavailable', `${app} is not answering`, { 'retry-after': '5' });
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  });
+}
+
+function problem(res, status, title, detail, headers = {}) {
+  res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
+  res.end(JSON.stringify({ type: 'about:blank', title, status, detail }));
+}
