@@ -1,0 +1,352 @@
+/**
+ * The repository port of query-api: everything the services need from a store, engine-agnostic.
+ *
+ * Two adapters implement it: SQLite (`./sqlite`, the default) and Elasticsearch (`./elasticsearch`).
+ * Adapters only do I/O: cursor signing, evidence, share/change maths, labels and response shaping
+ * live in the services. Both adapters are pinned by one suite, `./store.contract.ts`.
+ *
+ * Conventions every adapter follows (the contract suite checks them):
+ * - Dates are ISO `YYYY-MM-DD` strings (UTC); comparisons are on those strings.
+ * - Ids are opaque strings; ties in every ordering are broken by id (ascending unless stated).
+ * - "Words": text is lower-cased and split on every character that is not a Unicode letter or digit.
+ * - An ad is "active in a window" [from, to] when first_seen_date <= to AND last_seen_date >= from.
+ * - "Registrable domain" = tldts `getDomain(host)` (Public Suffix List); hosts are lower-case.
+ */
+import type {
+  AdSort,
+  AdStatus,
+  AppStore,
+  BreakdownField,
+  CreativeFormat,
+  Platform,
+  SortOrder,
+  TrendDimension,
+} from '@adintel/contracts';
+import type {
+  Ad,
+  AdDetail,
+  Advertiser,
+  AdvertiserMatch,
+  App,
+  AppRow,
+  Creative,
+  CreativeRow,
+  Domain,
+  DomainRow,
+  Media,
+  Webmaster,
+  WebmasterRow,
+} from '@adintel/contracts';
+
+/** Nest injection token of the active AdStore. */
+export const AD_STORE = Symbol('AD_STORE');
+
+// ---------------------------------------------------------------------------------------------
+// Ingest
+
+/**
+ * One ad as the ingest command hands it to a store: the contract `Ad` with every derived field
+ * already computed (landing_domain = host of landing_url, days_active, media_count), plus what the
+ * entity records need. Produced from an NDJSON line by `src/ingest` (validated with zod there).
+ */
+export interface AdRecord extends Ad {
+  media: Media[];
+  /** tldts getDomain(landing_domain); equals landing_domain when the host is the registrable domain. */
+  registrable_domain: string;
+  advertiser_name: string;
+  /** The advertiser's account id on this ad's platform (advertisers are merged across platforms). */
+  advertiser_account_id: string;
+  webmaster_name: string | null;
+  /** Title of the creative: the title of the ad that carries it. */
+  creative_title: string;
+  app: { id: string; name: string; store: AppStore; bundle_id: string } | null;
+}
+
+export interface RejectedRow {
+  /** 1-based line number in the source when known, else 0. */
+  line: number;
+  id: string | null;
+  reason: string;
+}
+
+export interface WriteResult {
+  written: number;
+  rejected: RejectedRow[];
+}
+
+/**
+ * Writing side of a store (used by the ingest/seed commands, never by the request path).
+ * Writing the same ad id twice replaces the earlier row.
+ */
+export interface AdStoreWriter {
+  /** Number of ads stored (seed uses it to stay idempotent). */
+  size(): Promise<number>;
+  /** Drop every ad and derived record. */
+  clear(): Promise<void>;
+  write(batch: readonly AdRecord[]): Promise<WriteResult>;
+  /** Build rollups and entity records from everything written so far, and make it visible to readers. */
+  finish(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalised queries
+
+/**
+ * The /ads filters after validation and normalisation. Every present filter must hold (AND).
+ * Absent = no constraint.
+ */
+export interface AdFilter {
+  /**
+   * Lower-cased words of `q` (see "Words" above), non-empty when present. An ad matches when EVERY
+   * word occurs as a whole word in its title, its body or its landing_url (words may be in different
+   * fields). No stemming, no prefix matching.
+   */
+  words?: string[];
+  /** Upper-case ISO code; the ad's `countries` contains it. */
+  country?: string;
+  /** The ad's platform is one of these. */
+  platforms?: Platform[];
+  /** The ad's `categories` contains at least one of these. */
+  categories?: string[];
+  status?: AdStatus;
+  advertiserId?: string;
+  webmasterId?: string;
+  /** Lower-case host: the ad's landing_domain equals it or ends with `.` + it. Never a look-alike. */
+  landingDomain?: string;
+  appId?: string;
+  creativeId?: string;
+  /** Ads active at any time in [dateFrom, dateTo]: last_seen_date >= dateFrom, first_seen_date <= dateTo. */
+  dateFrom?: string;
+  dateTo?: string;
+}
+
+/** Position of a row in an ordering: its sort value and its id (the tiebreaker). */
+export interface SortKey {
+  value: string | number;
+  id: string;
+}
+
+/**
+ * Sort value per AdSort: date -> first_seen_date (string), days_active, activity_days_amount,
+ * most_popular -> popularity, impressions (numbers). The id tiebreaker goes in the SAME direction as
+ * `order` (desc: higher id first).
+ */
+export interface AdSearchQuery {
+  filter: AdFilter;
+  sort: AdSort;
+  order: SortOrder;
+  limit: number;
+  /** Return only ads strictly after this position in the ordering. */
+  after?: SortKey;
+}
+
+export interface KeysetPage<T> {
+  rows: T[];
+  /** Whether rows exist after the last row returned. */
+  hasMore: boolean;
+  /** Position of the last row returned (null when `rows` is empty). */
+  lastKey: SortKey | null;
+}
+
+export interface CountResult {
+  total: number;
+  /** false: `total` is exact. true: there are more than `exactUpTo` matches and total is >= exactUpTo. */
+  estimated: boolean;
+}
+
+export interface KeyCount {
+  key: string;
+  ads: number;
+}
+
+/**
+ * Breakdown keys: country (ISO code), platform, category (slug), language, creative_format,
+ * landing_domain (the REGISTRABLE domain), status (active|inactive). An ad with several countries,
+ * languages or categories counts once in each.
+ */
+export interface BreakdownResult {
+  /** Exact number of ads matching the filter. */
+  total: number;
+  /** Top `limit` buckets by ads desc, key asc. */
+  buckets: KeyCount[];
+}
+
+export interface DateRange {
+  from: string;
+  to: string;
+}
+
+export interface TrendFilter {
+  country?: string;
+  platform?: Platform;
+  category?: string;
+}
+
+export interface TrendQuery {
+  dimension: TrendDimension;
+  filter: TrendFilter;
+  window: DateRange;
+  /** The previous window of equal length, ending the day before window.from (computed by the service). */
+  previous: DateRange;
+  limit: number;
+}
+
+/**
+ * Raw detail per dimension. "The row's ads" = ads active in `window` under the filter that belong to
+ * the row's key. Top lists are ordered by ads desc, key asc.
+ */
+export type TrendDetailData =
+  /** geo: advertisers = distinct advertisers of the row's ads; top_categories = top 3 categories. */
+  | { advertisers: number; top_categories: string[] }
+  /**
+   * advertisers/cards: name; platforms = distinct platforms of the row's ads (sorted);
+   * active_ads = the row's ads with status_today active; creatives = distinct creatives of the row's
+   * ads; top_countries = top 3; sample_ad_ids = up to 3 of the row's ads, first_seen_date desc, id desc.
+   */
+  | {
+      name: string;
+      platforms: Platform[];
+      active_ads: number;
+      creatives: number;
+      top_countries: string[];
+      sample_ad_ids: string[];
+    }
+  /** webmasters: dominant_country = top country of the row's ads (null if none); advertisers distinct. */
+  | { dominant_country: string | null; advertisers: number }
+  /** apps: the app's store and bundle id; advertisers = distinct advertisers of the row's ads. */
+  | { store: AppStore; bundle_id: string; advertisers: number }
+  /** timeline: new_ads = ads (under the filter) first seen that day; active_ads = active that day. */
+  | { date: string; new_ads: number; active_ads: number }
+  /** scaling-creatives: creative format; advertiser_id = advertiser with most of the row's ads. */
+  | { creative_format: CreativeFormat; advertiser_id: string };
+
+export interface TrendRowData {
+  key: string;
+  /** Country code, advertiser/webmaster/app name, date, or creative title (services may relabel). */
+  label: string;
+  /** Ads active in the window (under the filter) for this key. */
+  ads: number;
+  /** Same count over the previous window (timeline: active ads on the day `window length` earlier). */
+  previousAds: number;
+  detail: TrendDetailData;
+}
+
+/**
+ * Rows by dimension:
+ * - geo (key = country code), advertisers/cards (advertiser id), webmasters (webmaster id; ads without
+ *   webmaster are left out), apps (app id; ads without app left out): top `limit` by ads desc, key asc;
+ *   keys with 0 ads in the window are left out.
+ * - timeline: one row per day of the window (key = label = date), ascending, `limit` ignored
+ *   (the service trims); ads = active_ads that day.
+ * - scaling-creatives (creative id): creatives with ads > previousAds, top `limit` by
+ *   (ads - previousAds) desc, ads desc, key asc.
+ */
+export interface TrendResult {
+  /** Ads active in the window under the filter (all keys together, each ad once). */
+  totalAds: number;
+  rows: TrendRowData[];
+}
+
+/** Name search: `q` normalised to lower-case words joined by one space; absent = everything. */
+export interface NameQuery {
+  /**
+   * Matches when the normalised name (its words joined by one space) starts with `q`, or when the part
+   * of it that starts at any word boundary does (prefix and word match). Names: advertiser name,
+   * webmaster name, creative title, registrable domain (words split on `.` and `-` too), app name or
+   * bundle id.
+   */
+  q?: string;
+  limit: number;
+}
+
+/** Paged name search; lists are ordered by ads_total (creatives: ads_count) desc, id asc. */
+export interface PagedNameQuery extends NameQuery {
+  after?: SortKey;
+}
+
+export interface ActivityDayData {
+  date: string;
+  new_ads: number;
+  active_ads: number;
+}
+
+/** Values present in the data, for the catalog. */
+export interface CatalogData {
+  /** Country codes, ads desc then code. */
+  countries: string[];
+  /** Category slugs, ads desc then slug. */
+  categories: string[];
+  /** Language codes, ads desc then code. */
+  languages: string[];
+  /** min(first_seen_date) and max(last_seen_date) over all ads; null when the store is empty. */
+  firstSeenDate: string | null;
+  lastSeenDate: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading side
+
+/**
+ * Entity records (computed from the ads at `finish()` time):
+ * - AdvertiserMatch: ads_total, active_ads (status_today active), platforms (distinct, sorted).
+ *   Advertiser adds platform_accounts (distinct, sorted by platform then account_id), creatives and
+ *   webmasters (distinct counts), countries (every country: ads desc, code asc; share = ads/ads_total),
+ *   categories (ads desc, slug asc), landing_domains (registrable, top 20 by ads desc, name asc),
+ *   first/last_seen_date (min/max).
+ * - WebmasterRow: ads_total, active_ads, advertisers (distinct), countries as above, dominant_country =
+ *   countries[0] or null, relevance = countries[0].share or 0. Webmaster adds categories
+ *   ({category, ads, share}, ads desc, slug asc) and landing_domains (top 20 as above).
+ * - CreativeRow: title, creative_format, ads_count, advertisers_count, platforms, first/last seen.
+ *   Creative adds media (of its ad with the lowest id), countries (ads desc, code asc),
+ *   advertiser_ids (top 20 by ads desc, id asc), sample_ad_ids (up to 5, first_seen_date desc, id desc).
+ * - DomainRow (domain = registrable): ads_total, active_ads, advertisers. Domain adds subdomains
+ *   (every host incl. the registrable itself: {host, ads}, top 50 by ads desc, host asc),
+ *   countries (as above), top_advertisers (top 10 {id, name, ads} by ads desc, id asc).
+ * - AppRow: name, store, bundle_id, ads_total, advertisers. App adds advertiser_list (top 20
+ *   {id, name, ads}) and countries.
+ */
+export interface AdStore {
+  readonly engine: 'sqlite' | 'elasticsearch';
+
+  /** Resolves when the store answers; rejects otherwise (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>>;
+  countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult>;
+  getAd(id: string): Promise<AdDetail | null>;
+  breakdown(filter: AdFilter, field: BreakdownField, limit: number): Promise<BreakdownResult>;
+
+  trends(query: TrendQuery): Promise<TrendResult>;
+
+  /** Advertisers matching the name query, ads_total desc, id asc. */
+  searchAdvertisers(query: NameQuery): Promise<AdvertiserMatch[]>;
+  getAdvertiser(id: string): Promise<Advertiser | null>;
+  /** One entry per day of the range, ascending; null when the advertiser is unknown. */
+  advertiserActivity(id: string, range: DateRange): Promise<ActivityDayData[] | null>;
+
+  searchWebmasters(query: PagedNameQuery): Promise<KeysetPage<WebmasterRow>>;
+  getWebmaster(id: string): Promise<Webmaster | null>;
+  /**
+   * Advertisers with at least one ad by this webmaster, ordered by the advertiser's ads_total desc, id
+   * asc; null when the webmaster is unknown.
+   */
+  webmasterAdvertisers(
+    id: string,
+    page: { limit: number; after?: SortKey },
+  ): Promise<KeysetPage<AdvertiserMatch> | null>;
+
+  searchCreatives(query: PagedNameQuery): Promise<KeysetPage<CreativeRow>>;
+  getCreative(id: string): Promise<Creative | null>;
+
+  /** SortKey.id is the domain name. */
+  searchDomains(query: PagedNameQuery): Promise<KeysetPage<DomainRow>>;
+  /** `domain` is a registrable domain (the service normalises hosts to it). */
+  getDomain(domain: string): Promise<Domain | null>;
+
+  searchApps(query: PagedNameQuery): Promise<KeysetPage<AppRow>>;
+  getApp(id: string): Promise<App | null>;
+
+  catalog(): Promise<CatalogData>;
+}
