@@ -1,4 +1,5 @@
-// Bundles the app (and the @adintel/* libs it imports) into dist/apps/auth-server/main.js.
+// Bundles the app (and the @adintel/* libs it imports) into dist/apps/auth-server/main.js,
+// and the operator command into dist/apps/auth-server/create-owner.js.
 // tsc via ts-loader keeps decorator metadata (esbuild would drop it); node_modules stay external
 // (NestJS 12 is ESM-only and is loaded through require(esm) on Node 24).
 // Type errors are reported by the separate `typecheck` target.
@@ -14,6 +15,8 @@ module.exports = {
       main: './src/main.ts',
       tsConfig: './tsconfig.app.json',
       outputFileName: 'main.js',
+      // The operator command `nx run auth-server:create-owner` runs dist/apps/auth-server/create-owner.js.
+      additionalEntryPoints: [{ entryName: 'create-owner', entryPath: './src/cli/create-owner.ts' }],
       externalDependencies: 'all',
       optimization: false,
       outputHashing: 'none',

@@ -1,14 +1,19 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { loadConfigOrExit } from '@adintel/config';
+import { createHttpApp, listen } from '@adintel/observability';
 import { AppModule } from './app/app.module';
+import { appConfigSchema } from './config';
+import { mountAuthorizationServer } from './app/oidc/mount-authorization-server';
 
-async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
-  app.enableShutdownHooks();
-  const port = Number(process.env['PORT'] ?? 3001);
-  await app.listen(port);
-  Logger.log(`auth-server listening on http://localhost:${port}`, 'Bootstrap');
+async function bootstrap() {
+  const config = loadConfigOrExit(appConfigSchema, 'auth-server');
+  const { app, logger } = await createHttpApp(AppModule.register(config), {
+    service: 'auth-server',
+    logLevel: config.LOG_LEVEL,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  });
+  mountAuthorizationServer(app); // ahead of Nest's body parsers: oidc-provider reads its own bodies
+  await listen(app, config.PORT, logger);
 }
 
 void bootstrap();

@@ -1,5 +1,35 @@
-import { Module } from '@nestjs/common';
-import { HealthController } from './health.controller';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { ConfigModule } from '@adintel/config';
+import { HealthModule } from '@adintel/observability';
+import type { AppConfig } from '../config';
+import { AccountModule } from './account/account.module';
+import { InteractionModule } from './interaction/interaction.module';
+import { MeteringGateway } from './metering/metering.gateway';
+import { MeteringModule } from './metering/metering.module';
+import { OidcModule } from './oidc/oidc.module';
+import { REDIS, RedisModule } from './redis/redis.module';
 
-@Module({ controllers: [HealthController] })
-export class AppModule {}
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        RedisModule,
+        MeteringModule,
+        OidcModule,
+        InteractionModule,
+        AccountModule,
+        HealthModule.register({
+          inject: [REDIS, MeteringGateway],
+          useFactory: (redis: Redis, metering: MeteringGateway) => [
+            { name: 'redis', check: () => redis.ping() },
+            { name: 'metering', check: () => metering.ping() },
+          ],
+        }),
+      ],
+    };
+  }
+}

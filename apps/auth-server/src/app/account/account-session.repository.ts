@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG } from '@adintel/config';
+import type { AppConfig } from '../../config';
+import { InjectRedis } from '../redis/redis.module';
+
+const sessionKey = (id: string) => `account-session:${id}`;
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/** Account-page sessions: a random id in a cookie, the owner id in Redis, expiring on their own. */
+@Injectable()
+export class AccountSessionRepository {
+  constructor(
+    @InjectRedis() private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get ttlSeconds(): number {
+    return this.config.ACCOUNT_SESSION_TTL_SECONDS;
+  }
+
+  async create(ownerId: string): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    await this.redis.set(sessionKey(id), ownerId, 'EX', this.ttlSeconds);
+    return id;
+  }
+
+  async ownerOf(id: string | undefined): Promise<string | undefined> {
+    if (!id || !SESSION_ID.test(id)) return undefined;
+    return (await this.redis.get(sessionKey(id))) ?? undefined;
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.redis.del(sessionKey(id));
+  }
+}

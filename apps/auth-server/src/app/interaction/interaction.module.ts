@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { OidcModule } from '../oidc/oidc.module';
+import { OwnersModule } from '../owners/owners.module';
+import { InteractionController } from './interaction.controller';
+import { InteractionService } from './interaction.service';
+
+@Module({ imports: [OidcModule, OwnersModule], controllers: [InteractionController], providers: [InteractionService] })
+export class InteractionModule {}

@@ -1,0 +1,49 @@
+import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import type Provider from 'oidc-provider';
+import { APP_CONFIG } from '@adintel/config';
+import type { AppConfig } from '../../config';
+import { loadKeyMaterial, type KeyMaterial } from '../keys/key-material';
+import { MeteringGateway } from '../metering/metering.gateway';
+import { MeteringModule } from '../metering/metering.module';
+import { OwnersModule } from '../owners/owners.module';
+import { OwnersService } from '../owners/owners.service';
+import { REDIS } from '../redis/redis.module';
+import { createOidcProvider } from './oidc-provider.factory';
+import { RegistrationRateLimiter } from './registration-rate-limiter';
+
+export const OIDC_PROVIDER = Symbol('OIDC_PROVIDER');
+export const KEY_MATERIAL = Symbol('KEY_MATERIAL');
+export const InjectOidcProvider = () => Inject(OIDC_PROVIDER);
+
+/** Tells metering about every new agent (a client that can use client_credentials), after the registration succeeded. */
+@Injectable()
+export class AgentRegistrationListener implements OnModuleInit {
+  constructor(
+    @InjectOidcProvider() private readonly provider: Provider,
+    private readonly metering: MeteringGateway,
+  ) {}
+
+  onModuleInit() {
+    this.provider.on('registration_create.success', (_ctx, client) => {
+      if (!client.grantTypeAllowed('client_credentials')) return;
+      void this.metering.agentRegistered(client.clientId, client.clientName ?? null);
+    });
+  }
+}
+
+@Module({
+  imports: [OwnersModule, MeteringModule],
+  providers: [
+    { provide: KEY_MATERIAL, inject: [APP_CONFIG], useFactory: (config: AppConfig) => loadKeyMaterial(config) },
+    {
+      provide: OIDC_PROVIDER,
+      inject: [APP_CONFIG, KEY_MATERIAL, REDIS, OwnersService],
+      useFactory: (config: AppConfig, keys: KeyMaterial, redis: Redis, owners: OwnersService) => createOidcProvider({ config, keys, redis, owners }),
+    },
+    RegistrationRateLimiter,
+    AgentRegistrationListener,
+  ],
+  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter],
+})
+export class OidcModule {}

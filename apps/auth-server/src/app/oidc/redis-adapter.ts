@@ -1,0 +1,88 @@
+import type { Redis } from 'ioredis';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+
+/** Models whose records belong to a grant: revoking the grant deletes them all. */
+const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+/** Models used once: a hash, so `consume` can mark them without rewriting the payload. */
+const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+
+const grantKey = (grantId: string) => `grant:${grantId}`;
+const userCodeKey = (userCode: string) => `userCode:${userCode}`;
+const uidKey = (uid: string) => `uid:${uid}`;
+
+/**
+ * oidc-provider storage on Redis, one adapter instance per model. Every record expires with its
+ * artifact (Redis TTL = expiresIn); records without expiresIn (registered clients) are kept.
+ */
+export function redisAdapterFactory(redis: Redis): new (name: string) => Adapter {
+  return class RedisAdapter implements Adapter {
+    constructor(private readonly name: string) {}
+
+    private key(id: string) {
+      return `${this.name}:${id}`;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      const key = this.key(id);
+      const multi = redis.multi();
+      if (CONSUMABLE.has(this.name)) {
+        multi.del(key);
+        multi.hset(key, { payload: JSON.stringify(payload) });
+      } else {
+        multi.set(key, JSON.stringify(payload));
+      }
+      if (expiresIn) multi.expire(key, expiresIn);
+      if (GRANTABLE.has(this.name) && payload.grantId) {
+        const list = grantKey(payload.grantId);
+        multi.rpush(list, key);
+        // The list lives as long as its longest-lived member.
+        const ttl = await redis.ttl(list);
+        if (expiresIn && expiresIn > ttl) multi.expire(list, expiresIn);
+      }
+      if (payload.userCode) {
+        multi.set(userCodeKey(payload.userCode), id);
+        if (expiresIn) multi.expire(userCodeKey(payload.userCode), expiresIn);
+      }
+      if (payload.uid) {
+        multi.set(uidKey(payload.uid), id);
+        if (expiresIn) multi.expire(uidKey(payload.uid), expiresIn);
+      }
+      await multi.exec();
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      const key = this.key(id);
+      if (CONSUMABLE.has(this.name)) {
+        const { payload, consumed } = await redis.hgetall(key);
+        if (!payload) return undefined;
+        return { ...(JSON.parse(payload) as AdapterPayload), ...(consumed ? { consumed: Number(consumed) } : {}) };
+      }
+      const data = await redis.get(key);
+      return data ? (JSON.parse(data) as AdapterPayload) : undefined;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const id = await redis.get(uidKey(uid));
+      return id ? this.find(id) : undefined;
+    }
+
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const id = await redis.get(userCodeKey(userCode));
+      return id ? this.find(id) : undefined;
+    }
+
+    async consume(id: string): Promise<void> {
+      await redis.hset(this.key(id), 'consumed', Math.floor(Date.now() / 1000));
+    }
+
+    async destroy(id: string): Promise<void> {
+      await redis.del(this.key(id));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      const list = grantKey(grantId);
+      const keys = await redis.lrange(list, 0, -1);
+      await redis.del(...keys, list);
+    }
+  };
+}

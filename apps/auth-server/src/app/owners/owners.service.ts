@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { decoyHash, hashPassword, verifyPassword } from './password-hasher';
+import { OwnersRepository, type OwnerRecord } from './owners.repository';
+
+export const OWNER_ID_PREFIX = 'own_';
+export const MIN_PASSWORD_LENGTH = 12;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export class OwnerInputError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** Owner accounts: created by an operator, signed in with email + password. No public sign-up. */
+@Injectable()
+export class OwnersService {
+  constructor(private readonly owners: OwnersRepository) {}
+
+  /** Creates the owner, or updates password and plan of the owner with that email. */
+  async createOrUpdate(input: { email: string; password: string; plan: string }): Promise<{ owner: OwnerRecord; created: boolean }> {
+    const email = normalizeEmail(input.email);
+    if (!EMAIL.test(email) || email.length > 254) throw new OwnerInputError('email', 'must be an email address');
+    if (input.password.length < MIN_PASSWORD_LENGTH) {
+      throw new OwnerInputError('password', `must have at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(input.plan)) throw new OwnerInputError('plan', 'must be a plan id such as pro');
+    const now = new Date().toISOString();
+    const password_hash = await hashPassword(input.password);
+    const existing = await this.owners.findByEmail(email);
+    if (existing) {
+      await this.owners.update(existing.owner_id, { password_hash, plan: input.plan, updated_at: now });
+      return { owner: { ...existing, password_hash, plan: input.plan, updated_at: now }, created: false };
+    }
+    const owner: OwnerRecord = {
+      owner_id: `${OWNER_ID_PREFIX}${randomBytes(12).toString('base64url')}`,
+      email,
+      password_hash,
+      plan: input.plan,
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await this.owners.create(owner))) return this.createOrUpdate(input); // lost a race for the email: update instead
+    return { owner, created: true };
+  }
+
+  /** The owner for these credentials, or undefined; unknown emails cost the same time as wrong passwords. */
+  async authenticate(email: string, password: string): Promise<OwnerRecord | undefined> {
+    const owner = await this.owners.findByEmail(normalizeEmail(email));
+    const valid = await verifyPassword(password, owner?.password_hash ?? (await decoyHash()));
+    return owner && valid ? owner : undefined;
+  }
+
+  findById(ownerId: string): Promise<OwnerRecord | undefined> {
+    return ownerId.startsWith(OWNER_ID_PREFIX) ? this.owners.findById(ownerId) : Promise.resolve(undefined);
+  }
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { baseConfigShape, port } from '@adintel/config';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+export const appConfigSchema = z.object({
+  ...baseConfigShape,
+  PORT: port(3001),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-"')
+    .default('auth:')
+    .describe('prefix of every Redis key this service writes (clients, grants, sessions, owners, counters)'),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('data/auth')
+    .describe('where locally generated signing keys and cookie keys are kept when AUTH_JWKS / AUTH_COOKIE_KEYS are unset'),
+  AUTH_JWKS: z
+    .string()
+    .optional()
+    .describe('private JWKS (JSON) with at least one ES256 key; the first one signs, the others stay published for rotation'),
+  AUTH_JWKS_FILE: z.string().optional().describe('path of a file holding the private JWKS (e.g. a mounted secret); used when AUTH_JWKS is unset'),
+  AUTH_COOKIE_KEYS: z
+    .string()
+    .optional()
+    .describe('comma-separated secrets (>= 32 chars each) signing cookies and form tokens; the first signs, all verify'),
+  TRUST_PROXY_HOPS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(1)
+    .describe('reverse proxies in front of the app whose X-Forwarded-For entries are trusted (client IP for rate limits)'),
+  REGISTRATION_LIMIT_PER_HOUR: positiveInt(20).describe('client registrations accepted per client IP per hour'),
+  ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600).describe('lifetime of access tokens'),
+  ACCOUNT_SESSION_TTL_SECONDS: positiveInt(8 * 3600).describe('lifetime of an owner session on the account page'),
+});
+
+export type AppConfig = z.infer<typeof appConfigSchema>;
