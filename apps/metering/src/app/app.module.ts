@@ -1,5 +1,32 @@
-import { Module } from '@nestjs/common';
-import { HealthController } from './health.controller';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { ConfigModule } from '@adintel/config';
+import { HealthModule } from '@adintel/observability';
+import type { AppConfig } from '../config';
+import { AccountsModule } from './accounts/accounts.module';
+import { ReservationsModule } from './balances/reservations.module';
+import { ClockModule } from './clock/clock.module';
+import { PingController } from './ping.controller';
+import { PlansModule } from './plans/plans.module';
+import { REDIS, RedisModule } from './redis/redis.module';
+import { UsageModule } from './usage/usage.module';
 
-@Module({ controllers: [HealthController] })
-export class AppModule {}
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        RedisModule,
+        ClockModule,
+        PlansModule,
+        AccountsModule,
+        ReservationsModule,
+        UsageModule,
+        HealthModule.register({ inject: [REDIS], useFactory: (redis: Redis) => [{ name: 'redis', check: () => redis.ping() }] }),
+      ],
+      controllers: [PingController],
+    };
+  }
+}

@@ -1,0 +1,134 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG } from '@adintel/config';
+import type { AppConfig } from '../../config';
+import { Clock } from '../clock/clock';
+import { MeteringKeys, type PoolKind } from '../redis/keys';
+import { LuaScript } from '../redis/lua-script';
+import { InjectRedis } from '../redis/redis.module';
+import { POOL_USAGE, RESERVE, SETTLE, SWEEP } from './balance.scripts';
+
+/** A closed reservation is remembered this long, so a late duplicate reserve or settle is still recognised. */
+export const CLOSED_RESERVATION_RETENTION_MS = 7 * 24 * 3_600_000;
+
+export interface HoldRequest {
+  readonly requestId: string;
+  readonly caller: { readonly kind: PoolKind; readonly id: string };
+  readonly pool: { readonly kind: PoolKind; readonly account: string; readonly id: string; readonly allowance: number };
+  readonly tool: string;
+  readonly amount: number;
+}
+
+export type HoldOutcome =
+  | { readonly status: 'held'; readonly poolKind: PoolKind; readonly reserved: number; readonly remaining: number }
+  | { readonly status: 'short'; readonly remaining: number }
+  | { readonly status: 'conflict' };
+
+export type CloseOutcome =
+  | { readonly status: 'closed'; readonly outcome: 'settled' | 'expired'; readonly charged: number; readonly refunded: number; readonly remaining: number }
+  | { readonly status: 'missing' }
+  | { readonly status: 'too_much'; readonly reserved: number };
+
+const scripts = {
+  reserve: new LuaScript(RESERVE),
+  settle: new LuaScript(SETTLE),
+  poolUsage: new LuaScript(POOL_USAGE),
+  sweep: new LuaScript(SWEEP),
+};
+
+/** Pools, reservations and the ledger writes that go with them: Redis is the only place they live. */
+@Injectable()
+export class BalanceRepository {
+  private readonly ledgerRetentionMs: number;
+  private readonly reservationTtlMs: number;
+
+  constructor(
+    @InjectRedis() private readonly redis: Redis,
+    private readonly keys: MeteringKeys,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'LEDGER_RETENTION_DAYS' | 'RESERVATION_TTL_SECONDS'>,
+  ) {
+    this.ledgerRetentionMs = config.LEDGER_RETENTION_DAYS * 86_400_000;
+    this.reservationTtlMs = config.RESERVATION_TTL_SECONDS * 1_000;
+  }
+
+  /** Check + hold + record in one script; the same request id holds once. */
+  async hold(request: HoldRequest): Promise<HoldOutcome> {
+    const now = this.clock.now();
+    const reply = (await scripts.reserve.run(this.redis, [
+      ...this.commonArgs(now),
+      request.requestId,
+      request.caller.kind,
+      request.caller.id,
+      request.pool.kind,
+      request.pool.account,
+      request.pool.id,
+      request.pool.allowance,
+      request.amount,
+      request.tool,
+      now.getTime() + this.reservationTtlMs,
+    ])) as [string, ...(string | number)[]];
+    switch (reply[0]) {
+      case 'held':
+        return { status: 'held', poolKind: reply[1] as PoolKind, reserved: Number(reply[2]), remaining: Number(reply[3]) };
+      case 'short':
+        return { status: 'short', remaining: Number(reply[1]) };
+      default:
+        return { status: 'conflict' };
+    }
+  }
+
+  /** Charges `charged` of a held reservation and returns the rest; a closed one answers how it closed. */
+  async close(requestId: string, callerId: string, charged: number): Promise<CloseOutcome> {
+    const reply = (await scripts.settle.run(this.redis, [...this.commonArgs(this.clock.now()), requestId, callerId, charged])) as [
+      string,
+      ...(string | number)[],
+    ];
+    switch (reply[0]) {
+      case 'closed':
+        return {
+          status: 'closed',
+          outcome: reply[1] as 'settled' | 'expired',
+          charged: Number(reply[2]),
+          refunded: Number(reply[3]),
+          remaining: Number(reply[4]),
+        };
+      case 'too_much':
+        return { status: 'too_much', reserved: Number(reply[1]) };
+      default:
+        return { status: 'missing' };
+    }
+  }
+
+  /** Used and reserved tokens of a pool, after its expired reservations came back. */
+  async usage(poolId: string): Promise<{ used: number; reserved: number }> {
+    const [used, reserved] = (await scripts.poolUsage.run(this.redis, [...this.commonArgs(this.clock.now()), poolId])) as [number, number];
+    return { used: Number(used), reserved: Number(reserved) };
+  }
+
+  /** Pools with reservations in flight. */
+  async *holdingPools(): AsyncGenerator<string> {
+    let cursor = '0';
+    do {
+      const [next, members] = await this.redis.sscan(this.keys.holdingPools(), cursor, 'COUNT', 200);
+      cursor = next;
+      yield* members;
+    } while (cursor !== '0');
+  }
+
+  /** Gives back the expired reservations of one pool; returns how many were due. */
+  async sweep(poolId: string): Promise<number> {
+    return Number(await scripts.sweep.run(this.redis, [...this.commonArgs(this.clock.now()), poolId]));
+  }
+
+  private commonArgs(now: Date): (string | number)[] {
+    return [
+      this.keys.prefix,
+      now.getTime(),
+      now.toISOString(),
+      now.toISOString().slice(0, 10),
+      CLOSED_RESERVATION_RETENTION_MS,
+      this.ledgerRetentionMs,
+    ];
+  }
+}

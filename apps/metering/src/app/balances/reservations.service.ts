@@ -1,0 +1,75 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Reservation, Settlement } from '@adintel/contracts';
+import { findTool, maxAffordableLimit } from '@adintel/tool-catalogue';
+import { ServiceError } from '@adintel/transport';
+import { AccountsService } from '../accounts/accounts.service';
+import { BalanceRepository } from './balance.repository';
+
+export interface ReserveRequest {
+  readonly request_id: string;
+  readonly caller_id: string;
+  readonly tool: string;
+  readonly amount: number;
+}
+
+/**
+ * A paid call holds its worst case before it runs, then settles to what it returned.
+ * Both steps are idempotent by request id: a message delivered twice holds and charges once.
+ */
+@Injectable()
+export class ReservationsService {
+  private readonly logger = new Logger(ReservationsService.name);
+
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly balances: BalanceRepository,
+  ) {}
+
+  async reserve(request: ReserveRequest): Promise<Reservation> {
+    const tool = findTool(request.tool);
+    if (!tool) throw ServiceError.invalidArgument([{ field: 'tool', message: `unknown tool "${request.tool}"` }]);
+    const pool = await this.accounts.payingPool(request.caller_id);
+    const outcome = await this.balances.hold({
+      requestId: request.request_id,
+      caller: pool.caller,
+      pool: { kind: pool.kind, account: pool.account, id: pool.id, allowance: pool.plan.allowance },
+      tool: tool.name,
+      amount: request.amount,
+    });
+    switch (outcome.status) {
+      case 'held':
+        return { request_id: request.request_id, pool: outcome.poolKind, reserved: outcome.reserved, remaining: outcome.remaining };
+      case 'short':
+        throw ServiceError.insufficientBalance({
+          needed: request.amount,
+          remaining: outcome.remaining,
+          max_affordable_limit: maxAffordableLimit(tool, outcome.remaining),
+        });
+      case 'conflict':
+        throw ServiceError.of('conflict', `request id ${JSON.stringify(request.request_id)} already holds tokens of another caller`);
+    }
+  }
+
+  /** Charges `charged` (at most what was reserved) and gives the rest back. */
+  async settle(requestId: string, callerId: string, charged: number): Promise<Settlement> {
+    const outcome = await this.balances.close(requestId, callerId, charged);
+    switch (outcome.status) {
+      case 'missing':
+        throw ServiceError.notFound('reservation', requestId);
+      case 'too_much':
+        throw ServiceError.invalidArgument([
+          { field: 'charged', message: `must be at most the ${outcome.reserved} tokens reserved` },
+        ]);
+      case 'closed':
+        if (outcome.outcome === 'expired') {
+          this.logger.warn(`reservation ${requestId} had expired before it was settled; its call is free`);
+        }
+        return { request_id: requestId, charged: outcome.charged, refunded: outcome.refunded, remaining: outcome.remaining };
+    }
+  }
+
+  /** A failed call costs nothing. */
+  release(requestId: string, callerId: string): Promise<Settlement> {
+    return this.settle(requestId, callerId, 0);
+  }
+}
