@@ -1,0 +1,25 @@
+import { parse } from 'tldts';
+
+/**
+ * Every parent of a landing host, the host included: `a.shop.example.co.uk` -> [a.shop.example.co.uk,
+ * shop.example.co.uk, example.co.uk, co.uk, uk]. Indexed as a keyword array, so the port's subdomain
+ * rule ("landing_domain equals it or ends with `.` + it") is one exact `term` query: example.co.uk
+ * finds every *.example.co.uk and never the look-alike badexample.co.uk.
+ *
+ * The list goes past the registrable domain on purpose, so the rule holds for any host the service
+ * passes, exactly as in the SQLite engine's reversed-domain range scan; it costs one or two terms per ad.
+ */
+export function landingDomainSuffixes(host: string): string[] {
+  const labels = normaliseHost(host).split('.').filter(Boolean);
+  return labels.map((_, start) => labels.slice(start).join('.'));
+}
+
+/** The registrable domain of a host by the Public Suffix List (example.co.uk for a.example.co.uk), or the host when it has none. */
+export function registrableDomain(host: string): string {
+  const normalised = normaliseHost(host);
+  return parse(normalised, { allowPrivateDomains: false }).domain ?? normalised;
+}
+
+export function normaliseHost(host: string): string {
+  return host.trim().toLowerCase().replace(/\.$/, '');
+}

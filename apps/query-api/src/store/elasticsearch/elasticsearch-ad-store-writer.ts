@@ -1,0 +1,194 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { AdRecord, AdStoreWriter, RejectedRow, WriteResult } from '../ad-store.port';
+import { type AdDocument, toAdDocument } from './ad-document';
+import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
+import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames } from './index-names';
+import { indexTemplates } from './mappings';
+import type { EntityDocument } from './queries/entities.query';
+import { entityDocumentFrom, rollupPageFrom, rollupPageRequest } from './queries/rollups.query';
+
+const TOLERANT = { ignore_unavailable: true, allow_no_indices: true } as const;
+
+export interface BulkOptions {
+  /** Bytes per bulk request (default 5 MB). */
+  flushBytes?: number;
+  /** Bulk requests in flight (default 2: this machine has 2 cores shared with the cluster). */
+  concurrency?: number;
+}
+
+/** Every item ES refused, with its id and the reason, as the ingest summary reports them. */
+export function rejectedRowFrom(drop: {
+  status: number;
+  error: { type?: string; reason?: string | null } | null;
+  document: Partial<AdDocument>;
+}): RejectedRow {
+  const reason = drop.error ? `${drop.error.type ?? 'error'}: ${drop.error.reason ?? 'no reason given'}` : 'rejected';
+  return { line: 0, id: drop.document.id ?? null, reason: `Elasticsearch refused the ad (${drop.status}) ${reason}` };
+}
+
+/**
+ * Writes ads into the monthly indices with `client.helpers.bulk`. The helper retries only per-item 429s;
+ * every other failed item reaches `onDrop` and is counted and reported, never lost silently.
+ */
+export async function bulkIndexAds(
+  client: Client,
+  names: IndexNames,
+  records: readonly AdRecord[] | AsyncIterable<AdRecord>,
+  options: BulkOptions = {},
+): Promise<WriteResult> {
+  const rejected: RejectedRow[] = [];
+  const documents = toDocuments(records, rejected);
+  try {
+    const stats = await client.helpers.bulk<AdDocument>({
+      datasource: documents,
+      onDocument: (doc) => ({ index: { _index: names.adsIndexFor(doc.first_seen_date), _id: doc.id } }),
+      onDrop: (drop) => rejected.push(rejectedRowFrom(drop)),
+      flushBytes: options.flushBytes ?? 5_000_000,
+      concurrency: options.concurrency ?? 2,
+      retries: 3,
+      wait: 1_000,
+    });
+    return { written: stats.successful, rejected };
+  } catch (error) {
+    throw toServiceError(error, 'bulk ingest');
+  }
+}
+
+/** Records that cannot become a document (no valid first_seen_date, so no monthly index) are rejected here. */
+async function* toDocuments(
+  records: readonly AdRecord[] | AsyncIterable<AdRecord>,
+  rejected: RejectedRow[],
+): AsyncGenerator<AdDocument> {
+  for await (const record of records) {
+    try {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(record.first_seen_date)) throw new Error('first_seen_date must be YYYY-MM-DD');
+      yield toAdDocument(record);
+    } catch (error) {
+      rejected.push({ line: 0, id: record.id ?? null, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}
+
+/**
+ * Convenience for the ingest command: stream records into Elasticsearch, then rebuild the rollups.
+ */
+export async function ingestIntoElasticsearch(
+  client: Client,
+  indexPrefix: string,
+  rows: AsyncIterable<AdRecord> | readonly AdRecord[],
+  options: BulkOptions = {},
+): Promise<WriteResult> {
+  const writer = new ElasticsearchAdStoreWriter(client, indexPrefix, false, options);
+  const result = await writer.write(rows);
+  await writer.finish();
+  return result;
+}
+
+/**
+ * The writing side of the Elasticsearch engine (ingest and seed commands). Index templates are installed
+ * before the first write, so every monthly index is created with the mapping and the read alias.
+ */
+export class ElasticsearchAdStoreWriter implements AdStoreWriter {
+  private readonly names: IndexNames;
+  private templatesInstalled = false;
+
+  constructor(
+    private readonly client: Client,
+    indexPrefix: string,
+    private readonly ownsClient = false,
+    private readonly options: BulkOptions = {},
+  ) {
+    this.names = indexNames(indexPrefix);
+  }
+
+  static fromSettings(settings: ElasticsearchSettings, options: BulkOptions = {}): ElasticsearchAdStoreWriter {
+    return new ElasticsearchAdStoreWriter(createElasticsearchClient(settings), settings.indexPrefix, true, options);
+  }
+
+  async size(): Promise<number> {
+    const response = await this.call('count', () => this.client.count({ index: this.names.ads, ...TOLERANT }));
+    return response.count;
+  }
+
+  async clear(): Promise<void> {
+    const patterns = [this.names.adsPattern, ...ENTITY_KINDS.map((kind) => this.names.entityPattern(kind))];
+    const existing = await this.call('list indices', () =>
+      this.client.indices.get({ index: patterns, ...TOLERANT, expand_wildcards: ['open', 'closed'] }),
+    );
+    // Deleting by explicit names: clusters refuse wildcard deletes (action.destructive_requires_name).
+    const indices = Object.keys(existing);
+    if (indices.length) await this.call('delete indices', () => this.client.indices.delete({ index: indices }));
+  }
+
+  async write(batch: readonly AdRecord[] | AsyncIterable<AdRecord>): Promise<WriteResult> {
+    await this.installTemplates();
+    return bulkIndexAds(this.client, this.names, batch, this.options);
+  }
+
+  /** Makes the ads visible, then rebuilds every entity rollup into a new generation and swaps its alias. */
+  async finish(): Promise<void> {
+    await this.installTemplates();
+    await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
+    const generation = new Date().toISOString().replace(/[^0-9]/g, '');
+    for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.client.close();
+  }
+
+  private async rebuild(kind: EntityKind, generation: string): Promise<void> {
+    const target = this.names.entityGeneration(kind, generation);
+    await this.call('create index', () => this.client.indices.create({ index: target }));
+    const rejected: RejectedRow[] = [];
+    await this.call(`rollup ${kind}`, () =>
+      this.client.helpers.bulk<EntityDocument<unknown>>({
+        datasource: this.rollupDocuments(kind),
+        onDocument: (doc) => ({ index: { _index: target, _id: doc.id } }),
+        onDrop: (drop) => rejected.push({ line: 0, id: drop.document.id, reason: drop.error?.reason ?? 'rejected' }),
+        refreshOnCompletion: target,
+        concurrency: 1,
+      }),
+    );
+    if (rejected.length) {
+      throw new Error(`${rejected.length} ${kind} rollup records were refused, e.g. ${rejected[0]?.id}: ${rejected[0]?.reason}`);
+    }
+    const alias = this.names.entity(kind);
+    const previous = await this.call('get alias', () => this.client.indices.getAlias({ name: alias, ...TOLERANT }));
+    const old = Object.keys(previous).filter((index) => index !== target);
+    await this.call('swap alias', () =>
+      this.client.indices.updateAliases({
+        actions: [
+          { add: { index: target, alias } },
+          ...old.map((index) => ({ remove_index: { index } })),
+        ],
+      }),
+    );
+  }
+
+  private async *rollupDocuments(kind: EntityKind): AsyncGenerator<EntityDocument<unknown>> {
+    let after: Record<string, string | number> | undefined;
+    do {
+      const request = rollupPageRequest(this.names.ads, kind, after);
+      const page = rollupPageFrom(await this.call(`rollup ${kind}`, () => this.client.search(request)));
+      for (const bucket of page.buckets) yield entityDocumentFrom(kind, bucket);
+      after = page.after;
+    } while (after);
+  }
+
+  private async installTemplates(): Promise<void> {
+    if (this.templatesInstalled) return;
+    for (const template of indexTemplates(this.names)) {
+      await this.call('install index template', () => this.client.indices.putIndexTemplate(template));
+    }
+    this.templatesInstalled = true;
+  }
+
+  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw toServiceError(error, operation);
+    }
+  }
+}

@@ -1,0 +1,239 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import type {
+  Ad,
+  AdDetail,
+  Advertiser,
+  AdvertiserMatch,
+  App,
+  AppRow,
+  BreakdownField,
+  Creative,
+  CreativeRow,
+  Domain,
+  DomainRow,
+  Webmaster,
+  WebmasterRow,
+} from '@adintel/contracts';
+import type {
+  ActivityDayData,
+  AdFilter,
+  AdSearchQuery,
+  AdStore,
+  BreakdownResult,
+  CatalogData,
+  CountResult,
+  DateRange,
+  KeysetPage,
+  NameQuery,
+  PagedNameQuery,
+  SortKey,
+  TrendQuery,
+  TrendResult,
+} from '../ad-store.port';
+import type { AdDocument } from './ad-document';
+import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
+import { type EntityKind, indexNames, type IndexNames } from './index-names';
+import {
+  adDetailFrom,
+  adsPageFrom,
+  breakdownFrom,
+  breakdownRequest,
+  countAdsRequest,
+  countFrom,
+  getAdRequest,
+  searchAdsRequest,
+} from './queries/ads.query';
+import {
+  activityFrom,
+  advertiserActivityRequest,
+  catalogFrom,
+  catalogRequest,
+  type EntityDocument,
+  entityByIdRequest,
+  entityFrom,
+  entityPageFrom,
+  nameSearchRequest,
+  webmasterAdvertisersRequest,
+} from './queries/entities.query';
+import { toAdvertiserMatch, toAppRow, toCreativeRow, toDomainRow, toWebmasterRow } from './queries/rollups.query';
+import {
+  byGrowth,
+  type GrowthCandidate,
+  isRankedDimension,
+  previousCountsFrom,
+  previousCountsRequest,
+  rankedKeysFrom,
+  rankedTrendFrom,
+  rankedTrendRequest,
+  scalingDetailRequest,
+  scalingPageFrom,
+  scalingPageRequest,
+  scalingTrendFrom,
+  timelineFrom,
+  timelineRequest,
+} from './queries/trends.query';
+
+/** Upper bound on composite pages walked for scaling creatives (5,000 creatives each). */
+const MAX_SCALING_PAGES = 200;
+
+/**
+ * The production engine: the port answered from Elasticsearch. Request bodies come from the pure
+ * builders in ./queries; this class only sends them and maps failures to typed errors
+ * (unreachable -> unavailable, slow -> timeout).
+ */
+export class ElasticsearchAdStore implements AdStore {
+  readonly engine = 'elasticsearch' as const;
+  private readonly names: IndexNames;
+
+  constructor(
+    private readonly client: Client,
+    indexPrefix: string,
+    private readonly ownsClient = false,
+  ) {
+    this.names = indexNames(indexPrefix);
+  }
+
+  static fromSettings(settings: ElasticsearchSettings): ElasticsearchAdStore {
+    return new ElasticsearchAdStore(createElasticsearchClient(settings), settings.indexPrefix, true);
+  }
+
+  async ping(): Promise<void> {
+    await this.call('ping', () => this.client.ping());
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await this.client.close();
+  }
+
+  async searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>> {
+    const response = await this.search<Partial<AdDocument>>('searchAds', searchAdsRequest(this.names.ads, query));
+    return adsPageFrom(response, query);
+  }
+
+  async countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult> {
+    return countFrom(await this.search('countAds', countAdsRequest(this.names.ads, filter, exactUpTo)));
+  }
+
+  async getAd(id: string): Promise<AdDetail | null> {
+    const response = await this.search<Partial<AdDocument>>('getAd', getAdRequest(this.names.ads, id));
+    const advertiserId = response.hits.hits[0]?._source?.advertiser_id;
+    const advertiser = advertiserId ? await this.entity<Advertiser>('advertisers', advertiserId) : null;
+    return adDetailFrom(response, advertiser?.platforms ?? null);
+  }
+
+  async breakdown(filter: AdFilter, field: BreakdownField, limit: number): Promise<BreakdownResult> {
+    return breakdownFrom(await this.search('breakdown', breakdownRequest(this.names.ads, filter, field, limit)));
+  }
+
+  async trends(query: TrendQuery): Promise<TrendResult> {
+    const dimension = query.dimension;
+    if (isRankedDimension(dimension)) {
+      const current = await this.search('trends', rankedTrendRequest(this.names.ads, { ...query, dimension }));
+      const keys = rankedKeysFrom(current);
+      const previous = keys.length
+        ? previousCountsFrom(
+            await this.search('trends', previousCountsRequest(this.names.ads, dimension, query.filter, query.previous, keys)),
+          )
+        : new Map<string, number>();
+      return rankedTrendFrom(dimension, current, previous);
+    }
+    if (dimension === 'timeline') return timelineFrom(query, await this.search('trends', timelineRequest(this.names.ads, query)));
+    return this.scalingCreatives(query);
+  }
+
+  private async scalingCreatives(query: TrendQuery): Promise<TrendResult> {
+    let after: Record<string, string | number> | undefined;
+    let totalAds = 0;
+    let best: GrowthCandidate[] = [];
+    for (let page = 0; page < MAX_SCALING_PAGES; page++) {
+      const parsed = scalingPageFrom(await this.search('trends', scalingPageRequest(this.names.ads, query, after)));
+      if (page === 0) totalAds = parsed.totalAds ?? 0;
+      best = [...best, ...parsed.candidates].sort(byGrowth).slice(0, query.limit);
+      if (!parsed.after) break;
+      after = parsed.after;
+    }
+    if (!best.length) return { totalAds, rows: [] };
+    const keys = best.map((c) => c.key);
+    return scalingTrendFrom(best, totalAds, await this.search('trends', scalingDetailRequest(this.names.ads, query, keys)));
+  }
+
+  async searchAdvertisers(query: NameQuery): Promise<AdvertiserMatch[]> {
+    return (await this.entityPage<Advertiser, AdvertiserMatch>('advertisers', query, toAdvertiserMatch)).rows;
+  }
+
+  getAdvertiser(id: string): Promise<Advertiser | null> {
+    return this.entity<Advertiser>('advertisers', id);
+  }
+
+  async advertiserActivity(id: string, range: DateRange): Promise<ActivityDayData[] | null> {
+    if (!(await this.entity<Advertiser>('advertisers', id))) return null;
+    return activityFrom(range, await this.search('advertiserActivity', advertiserActivityRequest(this.names.ads, id, range)));
+  }
+
+  searchWebmasters(query: PagedNameQuery): Promise<KeysetPage<WebmasterRow>> {
+    return this.entityPage<Webmaster, WebmasterRow>('webmasters', query, toWebmasterRow);
+  }
+
+  getWebmaster(id: string): Promise<Webmaster | null> {
+    return this.entity<Webmaster>('webmasters', id);
+  }
+
+  async webmasterAdvertisers(
+    id: string,
+    page: { limit: number; after?: SortKey },
+  ): Promise<KeysetPage<AdvertiserMatch> | null> {
+    if (!(await this.entity<Webmaster>('webmasters', id))) return null;
+    const request = webmasterAdvertisersRequest(this.names.entity('advertisers'), id, page);
+    return entityPageFrom(await this.search<Partial<EntityDocument<Advertiser>>>('webmasterAdvertisers', request), page.limit, toAdvertiserMatch);
+  }
+
+  searchCreatives(query: PagedNameQuery): Promise<KeysetPage<CreativeRow>> {
+    return this.entityPage<Creative, CreativeRow>('creatives', query, toCreativeRow);
+  }
+
+  getCreative(id: string): Promise<Creative | null> {
+    return this.entity<Creative>('creatives', id);
+  }
+
+  searchDomains(query: PagedNameQuery): Promise<KeysetPage<DomainRow>> {
+    return this.entityPage<Domain, DomainRow>('domains', query, toDomainRow);
+  }
+
+  getDomain(domain: string): Promise<Domain | null> {
+    return this.entity<Domain>('domains', domain);
+  }
+
+  searchApps(query: PagedNameQuery): Promise<KeysetPage<AppRow>> {
+    return this.entityPage<App, AppRow>('apps', query, toAppRow);
+  }
+
+  getApp(id: string): Promise<App | null> {
+    return this.entity<App>('apps', id);
+  }
+
+  async catalog(): Promise<CatalogData> {
+    return catalogFrom(await this.search('catalog', catalogRequest(this.names.ads)));
+  }
+
+  private async entityPage<R, T>(kind: EntityKind, query: NameQuery | PagedNameQuery, project: (record: R) => T) {
+    const request = nameSearchRequest(this.names.entity(kind), query);
+    return entityPageFrom(await this.search<Partial<EntityDocument<R>>>(`search ${kind}`, request), query.limit, project);
+  }
+
+  private async entity<R>(kind: EntityKind, id: string): Promise<R | null> {
+    const request = entityByIdRequest(this.names.entity(kind), id);
+    return entityFrom(await this.search<Partial<EntityDocument<R>>>(`get ${kind}`, request));
+  }
+
+  private search<T>(operation: string, request: estypes.SearchRequest): Promise<estypes.SearchResponse<T>> {
+    return this.call(operation, () => this.client.search<T>(request));
+  }
+
+  private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw toServiceError(error, operation);
+    }
+  }
+}

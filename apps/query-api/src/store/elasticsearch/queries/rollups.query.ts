@@ -1,0 +1,302 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type {
+  Advertiser,
+  AdvertiserMatch,
+  App,
+  AppRow,
+  Creative,
+  CreativeRow,
+  CountryVolume,
+  Domain,
+  DomainRow,
+  Platform,
+  Webmaster,
+  WebmasterRow,
+} from '@adintel/contracts';
+import type { AdDocument } from '../ad-document';
+import type { EntityKind } from '../index-names';
+import { nameSuffixes } from '../words';
+import type { EntityDocument } from './entities.query';
+import { DISTINCT } from './trends.query';
+import { type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, topSources, type TopHitsAgg, type ValueAgg } from './responses';
+
+/**
+ * Entity rollups, built after each ingest (the writer's finish()): a composite aggregation walks every
+ * advertiser / webmaster / creative / registrable domain / app of the ad indices, page by page, with
+ * the sub-aggregations its record needs. In production the same job can run as an Elasticsearch
+ * transform; here it runs from the ingest command so both engines stay in step.
+ */
+export const ROLLUP_PAGE_SIZE = 250;
+
+type Agg = estypes.AggregationsAggregationContainer;
+const top = (field: string, size: number): Agg => ({ terms: { field, size, order: termsOrder } });
+const distinct = (field: string): Agg => ({ cardinality: { field, ...DISTINCT } });
+const firstHit = (fields: string[], size = 1, sort: estypes.SortCombinations[] = [{ id: { order: 'asc' } }]): Agg => ({
+  top_hits: { size, sort, _source: fields },
+});
+const named = (field: string, size: number): Agg => ({
+  terms: { field, size, order: termsOrder },
+  aggs: { named: firstHit(['advertiser_name']) },
+});
+const ALL_COUNTRIES = 300;
+const active: Agg = { filter: { term: { status_today: 'active' } } };
+const firstSeen: Agg = { min: { field: 'first_seen_date', format: 'yyyy-MM-dd' } };
+const lastSeen: Agg = { max: { field: 'last_seen_date', format: 'yyyy-MM-dd' } };
+
+export const ROLLUP_KEY: Record<EntityKind, string> = {
+  advertisers: 'advertiser_id',
+  webmasters: 'webmaster_id',
+  creatives: 'creative_id',
+  domains: 'registrable_domain',
+  apps: 'app_id',
+};
+
+const ROLLUP_AGGS: Record<EntityKind, Record<string, Agg>> = {
+  advertisers: {
+    named: firstHit(['advertiser_name']),
+    platforms: top('platform_name', 10),
+    accounts: top('platform_account', 100),
+    active,
+    creatives: distinct('creative_id'),
+    webmasters: distinct('webmaster_id'),
+    webmaster_ids: top('webmaster_id', 10_000),
+    countries: top('countries', ALL_COUNTRIES),
+    categories: top('categories', 100),
+    landing_domains: top('registrable_domain', 20),
+    first_seen: firstSeen,
+    last_seen: lastSeen,
+  },
+  webmasters: {
+    named: firstHit(['webmaster_name']),
+    active,
+    advertisers: distinct('advertiser_id'),
+    countries: top('countries', ALL_COUNTRIES),
+    categories: top('categories', 100),
+    landing_domains: top('registrable_domain', 20),
+  },
+  creatives: {
+    named: firstHit(['creative_title', 'creative_format', 'media']),
+    advertisers: distinct('advertiser_id'),
+    platforms: top('platform_name', 10),
+    first_seen: firstSeen,
+    last_seen: lastSeen,
+    countries: top('countries', ALL_COUNTRIES),
+    advertiser_ids: top('advertiser_id', 20),
+    samples: firstHit(['id'], 5, [{ first_seen_date: { order: 'desc' } }, { id: { order: 'desc' } }]),
+  },
+  domains: {
+    active,
+    advertisers: distinct('advertiser_id'),
+    subdomains: top('landing_domain', 50),
+    countries: top('countries', ALL_COUNTRIES),
+    top_advertisers: named('advertiser_id', 10),
+  },
+  apps: {
+    named: firstHit(['app']),
+    advertisers: distinct('advertiser_id'),
+    advertiser_list: named('advertiser_id', 20),
+    countries: top('countries', ALL_COUNTRIES),
+  },
+};
+
+export function rollupPageRequest(index: string, kind: EntityKind, after?: Record<string, string | number>): estypes.SearchRequest {
+  return {
+    index,
+    ignore_unavailable: true,
+    allow_no_indices: true,
+    size: 0,
+    track_total_hits: false,
+    aggs: {
+      entities: {
+        composite: { size: ROLLUP_PAGE_SIZE, sources: [{ key: { terms: { field: ROLLUP_KEY[kind] } } }], ...(after ? { after } : {}) },
+        aggs: ROLLUP_AGGS[kind],
+      },
+    },
+  };
+}
+
+interface NamedBucket extends TermsBucket {
+  named?: TopHitsAgg<Partial<AdDocument>>;
+}
+export interface RollupBucket {
+  key: { key: string };
+  doc_count: number;
+  named?: TopHitsAgg<Partial<AdDocument>>;
+  samples?: TopHitsAgg<Partial<AdDocument>>;
+  platforms?: TermsAgg;
+  accounts?: TermsAgg;
+  active?: FilterAgg;
+  creatives?: ValueAgg;
+  webmasters?: ValueAgg;
+  advertisers?: ValueAgg;
+  webmaster_ids?: TermsAgg;
+  countries?: TermsAgg;
+  categories?: TermsAgg;
+  landing_domains?: TermsAgg;
+  subdomains?: TermsAgg;
+  advertiser_ids?: TermsAgg;
+  top_advertisers?: TermsAgg<NamedBucket>;
+  advertiser_list?: TermsAgg<NamedBucket>;
+  first_seen?: ValueAgg;
+  last_seen?: ValueAgg;
+}
+
+export function rollupPageFrom(response: estypes.SearchResponse): {
+  buckets: RollupBucket[];
+  after?: Record<string, string | number>;
+} {
+  const entities = (response.aggregations as
+    | { entities?: { after_key?: Record<string, string | number>; buckets: RollupBucket[] } }
+    | undefined)?.entities;
+  const buckets = entities?.buckets ?? [];
+  return { buckets, after: buckets.length ? entities?.after_key : undefined };
+}
+
+const count = (agg: ValueAgg | undefined) => Math.round(agg?.value ?? 0);
+const dateOf = (agg: ValueAgg | undefined) => agg?.value_as_string ?? '';
+const volumes = (agg: TermsAgg | undefined, total: number): CountryVolume[] =>
+  (agg?.buckets ?? []).map((b) => ({ country: String(b.key), ads: b.doc_count, share: total ? b.doc_count / total : 0 }));
+const namedList = (agg: TermsAgg<NamedBucket> | undefined) =>
+  (agg?.buckets ?? []).map((b) => ({
+    id: String(b.key),
+    name: topSources(b.named)[0]?.advertiser_name ?? String(b.key),
+    ads: b.doc_count,
+  }));
+
+/** Turns one composite bucket into the entity document of its kind (the port's full record). */
+export function entityDocumentFrom(kind: EntityKind, bucket: RollupBucket): EntityDocument<unknown> {
+  const id = bucket.key.key;
+  const total = bucket.doc_count;
+  const first = topSources(bucket.named)[0] ?? {};
+  const countries = volumes(bucket.countries, total);
+  switch (kind) {
+    case 'advertisers': {
+      const record: Advertiser = {
+        id,
+        name: first.advertiser_name ?? id,
+        platforms: (keysOf(bucket.platforms) as Platform[]).sort(),
+        ads_total: total,
+        active_ads: bucket.active?.doc_count ?? 0,
+        platform_accounts: keysOf(bucket.accounts)
+          .map((account) => {
+            const at = account.indexOf(':');
+            return { platform: account.slice(0, at) as Platform, account_id: account.slice(at + 1) };
+          })
+          .sort((a, b) => a.platform.localeCompare(b.platform) || (a.account_id < b.account_id ? -1 : a.account_id > b.account_id ? 1 : 0)),
+        creatives: count(bucket.creatives),
+        webmasters: count(bucket.webmasters),
+        countries,
+        categories: keysOf(bucket.categories),
+        landing_domains: keysOf(bucket.landing_domains),
+        first_seen_date: dateOf(bucket.first_seen),
+        last_seen_date: dateOf(bucket.last_seen),
+      };
+      return { id, name_suffixes: nameSuffixes(record.name), ads_total: total, webmaster_ids: keysOf(bucket.webmaster_ids), record };
+    }
+    case 'webmasters': {
+      const record: Webmaster = {
+        id,
+        name: first.webmaster_name ?? id,
+        ads_total: total,
+        active_ads: bucket.active?.doc_count ?? 0,
+        advertisers: count(bucket.advertisers),
+        countries,
+        dominant_country: countries[0]?.country ?? null,
+        relevance: countries[0]?.share ?? 0,
+        categories: (bucket.categories?.buckets ?? []).map((b) => ({
+          category: String(b.key),
+          ads: b.doc_count,
+          share: total ? b.doc_count / total : 0,
+        })),
+        landing_domains: keysOf(bucket.landing_domains),
+      };
+      return { id, name_suffixes: nameSuffixes(record.name), ads_total: total, record };
+    }
+    case 'creatives': {
+      const record: Creative = {
+        id,
+        title: first.creative_title ?? '',
+        creative_format: first.creative_format ?? 'image',
+        ads_count: total,
+        advertisers_count: count(bucket.advertisers),
+        platforms: (keysOf(bucket.platforms) as Platform[]).sort(),
+        first_seen_date: dateOf(bucket.first_seen),
+        last_seen_date: dateOf(bucket.last_seen),
+        media: first.media ?? [],
+        countries: keysOf(bucket.countries),
+        advertiser_ids: keysOf(bucket.advertiser_ids),
+        sample_ad_ids: topSources(bucket.samples).flatMap((s) => (s.id ? [s.id] : [])),
+      };
+      return { id, name_suffixes: nameSuffixes(record.title), ads_total: total, record };
+    }
+    case 'domains': {
+      const record: Domain = {
+        domain: id,
+        ads_total: total,
+        active_ads: bucket.active?.doc_count ?? 0,
+        advertisers: count(bucket.advertisers),
+        subdomains: (bucket.subdomains?.buckets ?? []).map((b) => ({ host: String(b.key), ads: b.doc_count })),
+        countries,
+        top_advertisers: namedList(bucket.top_advertisers),
+      };
+      return { id, name_suffixes: nameSuffixes(id), ads_total: total, record };
+    }
+    case 'apps': {
+      const app = first.app;
+      const record: App = {
+        id,
+        name: app?.name ?? id,
+        store: app?.store ?? 'google_play',
+        bundle_id: app?.bundle_id ?? '',
+        ads_total: total,
+        advertisers: count(bucket.advertisers),
+        advertiser_list: namedList(bucket.advertiser_list),
+        countries,
+      };
+      return { id, name_suffixes: nameSuffixes(record.name, record.bundle_id), ads_total: total, record };
+    }
+  }
+}
+
+/** The list rows are the records' leading fields; the lists never carry the detail. */
+export const toAdvertiserMatch = (a: Advertiser): AdvertiserMatch => ({
+  id: a.id,
+  name: a.name,
+  platforms: a.platforms,
+  ads_total: a.ads_total,
+  active_ads: a.active_ads,
+});
+export const toWebmasterRow = (w: Webmaster): WebmasterRow => ({
+  id: w.id,
+  name: w.name,
+  ads_total: w.ads_total,
+  active_ads: w.active_ads,
+  advertisers: w.advertisers,
+  countries: w.countries,
+  dominant_country: w.dominant_country,
+  relevance: w.relevance,
+});
+export const toCreativeRow = (c: Creative): CreativeRow => ({
+  id: c.id,
+  title: c.title,
+  creative_format: c.creative_format,
+  ads_count: c.ads_count,
+  advertisers_count: c.advertisers_count,
+  platforms: c.platforms,
+  first_seen_date: c.first_seen_date,
+  last_seen_date: c.last_seen_date,
+});
+export const toDomainRow = (d: Domain): DomainRow => ({
+  domain: d.domain,
+  ads_total: d.ads_total,
+  active_ads: d.active_ads,
+  advertisers: d.advertisers,
+});
+export const toAppRow = (a: App): AppRow => ({
+  id: a.id,
+  name: a.name,
+  store: a.store,
+  bundle_id: a.bundle_id,
+  ads_total: a.ads_total,
+  advertisers: a.advertisers,
+});
