@@ -1,0 +1,405 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type {
+  Advertiser,
+  AdvertiserMatch,
+  App,
+  AppRow,
+  AppStore,
+  CountryVolume,
+  CreativeFormat,
+  CreativeRow,
+  Domain,
+  DomainRow,
+  Platform,
+  Webmaster,
+  WebmasterRow,
+} from '@adintel/contracts';
+import { dayNumber, nameSuffixes } from '../text';
+import { encodeTrendColumns, type TrendColumns } from './trend-columns';
+
+/** Sorted by count desc, key asc. */
+export function ranked(counts: Map<string, number>, limit = Infinity): [string, number][] {
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, limit);
+}
+
+const bump = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
+
+function countryVolumes(countries: Map<string, number>, total: number): CountryVolume[] {
+  return ranked(countries).map(([country, ads]) => ({ country, ads, share: total ? ads / total : 0 }));
+}
+
+interface AdRow {
+  rid: number;
+  id: string;
+  platform: Platform;
+  advertiser_id: string;
+  webmaster_id: string | null;
+  app_id: string | null;
+  creative_id: string;
+  status: string;
+  first_seen: string;
+  last_seen: string;
+  registrable: string;
+  host: string;
+  creative_format: CreativeFormat;
+  countries: string;
+  categories: string;
+  advertiser_name: string;
+  advertiser_account: string;
+  webmaster_name: string | null;
+  app_doc: string | null;
+  creative_title: string;
+}
+
+class AdvertiserAcc {
+  platforms = new Set<Platform>();
+  accounts = new Set<string>();
+  ads = 0;
+  active = 0;
+  creatives = new Set<string>();
+  webmasters = new Set<string>();
+  countries = new Map<string, number>();
+  categories = new Map<string, number>();
+  domains = new Map<string, number>();
+  first = '9999-12-31';
+  last = '0000-01-01';
+  constructor(readonly name: string) {}
+}
+
+class WebmasterAcc {
+  ads = 0;
+  active = 0;
+  advertisers = new Set<string>();
+  countries = new Map<string, number>();
+  categories = new Map<string, number>();
+  domains = new Map<string, number>();
+  constructor(readonly name: string) {}
+}
+
+class CreativeAcc {
+  ads = 0;
+  advertisers = new Set<string>();
+  platforms = new Set<Platform>();
+  first = '9999-12-31';
+  last = '0000-01-01';
+  constructor(
+    public lowestAdId: string,
+    public title: string,
+    readonly format: CreativeFormat,
+  ) {}
+}
+
+class DomainAcc {
+  ads = 0;
+  active = 0;
+  advertisers = new Map<string, number>();
+  hosts = new Map<string, number>();
+  countries = new Map<string, number>();
+}
+
+class AppAcc {
+  ads = 0;
+  advertisers = new Map<string, number>();
+  countries = new Map<string, number>();
+  constructor(readonly info: { id: string; name: string; store: AppStore; bundle_id: string }) {}
+}
+
+/**
+ * Rebuilds every rollup from the ads table in one pass: entity records (advertisers, webmasters,
+ * creatives, domains, apps), the name index, webmaster->advertiser pairs and the trend columns.
+ */
+export function buildRollups(db: DatabaseSync): void {
+  const advertisers = new Map<string, AdvertiserAcc>();
+  const webmasters = new Map<string, WebmasterAcc>();
+  const creatives = new Map<string, CreativeAcc>();
+  const domains = new Map<string, DomainAcc>();
+  const apps = new Map<string, AppAcc>();
+  const columns = new TrendColumnsBuilder();
+
+  const rows = db
+    .prepare(
+      `SELECT rid, id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen, last_seen,
+        registrable, json_extract(doc, '$.landing_domain') AS host, creative_format, countries, categories,
+        advertiser_name, advertiser_account, webmaster_name, app_doc, creative_title
+       FROM ads ORDER BY first_seen, id`,
+    )
+    .iterate() as IterableIterator<AdRow>;
+
+  for (const ad of rows) {
+    const countries = ad.countries ? ad.countries.split(',') : [];
+    const categories = ad.categories ? ad.categories.split(',') : [];
+    const active = ad.status === 'active' ? 1 : 0;
+
+    let adv = advertisers.get(ad.advertiser_id);
+    if (!adv) advertisers.set(ad.advertiser_id, (adv = new AdvertiserAcc(ad.advertiser_name)));
+    adv.platforms.add(ad.platform);
+    adv.accounts.add(`${ad.platform}\u0000${ad.advertiser_account}`);
+    adv.ads++;
+    adv.active += active;
+    adv.creatives.add(ad.creative_id);
+    if (ad.webmaster_id) adv.webmasters.add(ad.webmaster_id);
+    for (const c of countries) bump(adv.countries, c);
+    for (const c of categories) bump(adv.categories, c);
+    bump(adv.domains, ad.registrable);
+    if (ad.first_seen < adv.first) adv.first = ad.first_seen;
+    if (ad.last_seen > adv.last) adv.last = ad.last_seen;
+
+    if (ad.webmaster_id) {
+      let wm = webmasters.get(ad.webmaster_id);
+      if (!wm) webmasters.set(ad.webmaster_id, (wm = new WebmasterAcc(ad.webmaster_name ?? ad.webmaster_id)));
+      wm.ads++;
+      wm.active += active;
+      wm.advertisers.add(ad.advertiser_id);
+      for (const c of countries) bump(wm.countries, c);
+      for (const c of categories) bump(wm.categories, c);
+      bump(wm.domains, ad.registrable);
+    }
+
+    let cr = creatives.get(ad.creative_id);
+    if (!cr) creatives.set(ad.creative_id, (cr = new CreativeAcc(ad.id, ad.creative_title, ad.creative_format)));
+    if (ad.id < cr.lowestAdId) {
+      cr.lowestAdId = ad.id;
+      cr.title = ad.creative_title;
+    }
+    cr.ads++;
+    cr.advertisers.add(ad.advertiser_id);
+    cr.platforms.add(ad.platform);
+    if (ad.first_seen < cr.first) cr.first = ad.first_seen;
+    if (ad.last_seen > cr.last) cr.last = ad.last_seen;
+
+    let dom = domains.get(ad.registrable);
+    if (!dom) domains.set(ad.registrable, (dom = new DomainAcc()));
+    dom.ads++;
+    dom.active += active;
+    bump(dom.advertisers, ad.advertiser_id);
+    bump(dom.hosts, ad.host);
+    for (const c of countries) bump(dom.countries, c);
+
+    if (ad.app_id && ad.app_doc) {
+      let app = apps.get(ad.app_id);
+      if (!app) apps.set(ad.app_id, (app = new AppAcc(JSON.parse(ad.app_doc) as AppAcc['info'])));
+      app.ads++;
+      bump(app.advertisers, ad.advertiser_id);
+      for (const c of countries) bump(app.countries, c);
+    }
+
+    columns.add(ad, countries, categories, active);
+  }
+
+  db.exec('BEGIN');
+  try {
+    db.exec('DELETE FROM entities; DELETE FROM name_index; DELETE FROM webmaster_advertisers; DELETE FROM trend_columns;');
+    const insertEntity = db.prepare('INSERT INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES (?, ?, ?, ?, ?)');
+    const insertName = db.prepare('INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES (?, ?, ?)');
+    const insertPair = db.prepare('INSERT INTO webmaster_advertisers (webmaster_id, advertiser_id) VALUES (?, ?)');
+    const indexName = (kind: string, id: string, ...names: string[]) => {
+      for (const name of names) for (const suffix of nameSuffixes(name)) insertName.run(kind, suffix, id);
+    };
+
+    const advertiserNames = new Map<string, string>();
+    for (const [id, a] of advertisers) {
+      advertiserNames.set(id, a.name);
+      const row: AdvertiserMatch = {
+        id,
+        name: a.name,
+        platforms: [...a.platforms].sort(),
+        ads_total: a.ads,
+        active_ads: a.active,
+      };
+      const full: Advertiser = {
+        ...row,
+        platform_accounts: [...a.accounts]
+          .sort()
+          .map((pair) => pair.split('\u0000'))
+          .map(([platform, account_id]) => ({ platform: platform as Platform, account_id: account_id ?? '' })),
+        creatives: a.creatives.size,
+        webmasters: a.webmasters.size,
+        countries: countryVolumes(a.countries, a.ads),
+        categories: ranked(a.categories).map(([k]) => k),
+        landing_domains: ranked(a.domains, 20).map(([k]) => k),
+        first_seen_date: a.first,
+        last_seen_date: a.last,
+      };
+      insertEntity.run('advertiser', id, a.ads, JSON.stringify(row), JSON.stringify(full));
+      indexName('advertiser', id, a.name);
+    }
+
+    for (const [id, w] of webmasters) {
+      const countries = countryVolumes(w.countries, w.ads);
+      const top = countries[0];
+      const row: WebmasterRow = {
+        id,
+        name: w.name,
+        ads_total: w.ads,
+        active_ads: w.active,
+        advertisers: w.advertisers.size,
+        countries,
+        dominant_country: top ? top.country : null,
+        relevance: top ? top.share : 0,
+      };
+      const full: Webmaster = {
+        ...row,
+        categories: ranked(w.categories).map(([category, ads]) => ({ category, ads, share: w.ads ? ads / w.ads : 0 })),
+        landing_domains: ranked(w.domains, 20).map(([k]) => k),
+      };
+      insertEntity.run('webmaster', id, w.ads, JSON.stringify(row), JSON.stringify(full));
+      indexName('webmaster', id, w.name);
+      for (const advertiserId of w.advertisers) insertPair.run(id, advertiserId);
+    }
+
+    for (const [id, c] of creatives) {
+      const row: CreativeRow = {
+        id,
+        title: c.title,
+        creative_format: c.format,
+        ads_count: c.ads,
+        advertisers_count: c.advertisers.size,
+        platforms: [...c.platforms].sort(),
+        first_seen_date: c.first,
+        last_seen_date: c.last,
+      };
+      const rowJson = JSON.stringify(row);
+      insertEntity.run('creative', id, c.ads, rowJson, rowJson);
+      indexName('creative', id, c.title);
+    }
+
+    for (const [domain, d] of domains) {
+      const row: DomainRow = { domain, ads_total: d.ads, active_ads: d.active, advertisers: d.advertisers.size };
+      const full: Domain = {
+        ...row,
+        subdomains: ranked(d.hosts, 50).map(([host, ads]) => ({ host, ads })),
+        countries: countryVolumes(d.countries, d.ads),
+        top_advertisers: ranked(d.advertisers, 10).map(([id, ads]) => ({ id, name: advertiserNames.get(id) ?? id, ads })),
+      };
+      insertEntity.run('domain', domain, d.ads, JSON.stringify(row), JSON.stringify(full));
+      indexName('domain', domain, domain);
+    }
+
+    for (const [id, a] of apps) {
+      const row: AppRow = { ...a.info, id, ads_total: a.ads, advertisers: a.advertisers.size };
+      const full: App = {
+        ...row,
+        advertiser_list: ranked(a.advertisers, 20).map(([aid, ads]) => ({ id: aid, name: advertiserNames.get(aid) ?? aid, ads })),
+        countries: countryVolumes(a.countries, a.ads),
+      };
+      insertEntity.run('app', id, a.ads, JSON.stringify(row), JSON.stringify(full));
+      indexName('app', id, a.info.name, a.info.bundle_id);
+    }
+
+    columns.retitleCreatives((id) => creatives.get(id)?.title);
+    const insertColumn = db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
+    for (const [name, data] of encodeTrendColumns(columns.build())) insertColumn.run(name, data);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw new Error('building the rollups failed', { cause: error });
+  }
+}
+
+/** Dictionary-encodes the ads (in first_seen, id order) into the typed arrays the trend scans read. */
+class TrendColumnsBuilder {
+  private readonly dict = {
+    platforms: new Map<string, number>(),
+    countries: new Map<string, number>(),
+    categories: new Map<string, number>(),
+    advertisers: new Map<string, number>(),
+    webmasters: new Map<string, number>(),
+    apps: new Map<string, number>(),
+    creatives: new Map<string, number>(),
+  };
+  private readonly names = {
+    advertiserNames: [] as string[],
+    webmasterNames: [] as string[],
+    apps: [] as { name: string; store: AppStore; bundle_id: string }[],
+    creativeTitles: [] as string[],
+    creativeFormats: [] as CreativeFormat[],
+  };
+  private readonly rid: number[] = [];
+  private readonly first: number[] = [];
+  private readonly last: number[] = [];
+  private readonly platform: number[] = [];
+  private readonly active: number[] = [];
+  private readonly advertiser: number[] = [];
+  private readonly webmaster: number[] = [];
+  private readonly app: number[] = [];
+  private readonly creative: number[] = [];
+  private readonly countryOff: number[] = [0];
+  private readonly countryVal: number[] = [];
+  private readonly categoryOff: number[] = [0];
+  private readonly categoryVal: number[] = [];
+
+  add(ad: AdRow, countries: string[], categories: string[], active: number) {
+    const code = (map: Map<string, number>, key: string, onNew?: () => void) => {
+      let i = map.get(key);
+      if (i === undefined) {
+        map.set(key, (i = map.size));
+        onNew?.();
+      }
+      return i;
+    };
+    this.rid.push(ad.rid);
+    this.first.push(dayNumber(ad.first_seen));
+    this.last.push(dayNumber(ad.last_seen));
+    this.platform.push(code(this.dict.platforms, ad.platform));
+    this.active.push(active);
+    this.advertiser.push(code(this.dict.advertisers, ad.advertiser_id, () => this.names.advertiserNames.push(ad.advertiser_name)));
+    this.webmaster.push(
+      ad.webmaster_id ? code(this.dict.webmasters, ad.webmaster_id, () => this.names.webmasterNames.push(ad.webmaster_name ?? '')) : -1,
+    );
+    this.app.push(
+      ad.app_id && ad.app_doc
+        ? code(this.dict.apps, ad.app_id, () => {
+            const info = JSON.parse(ad.app_doc ?? '{}') as { name: string; store: AppStore; bundle_id: string };
+            this.names.apps.push({ name: info.name, store: info.store, bundle_id: info.bundle_id });
+          })
+        : -1,
+    );
+    this.creative.push(
+      code(this.dict.creatives, ad.creative_id, () => {
+        this.names.creativeTitles.push(ad.creative_title);
+        this.names.creativeFormats.push(ad.creative_format);
+      }),
+    );
+    for (const c of countries) this.countryVal.push(code(this.dict.countries, c));
+    this.countryOff.push(this.countryVal.length);
+    for (const c of categories) this.categoryVal.push(code(this.dict.categories, c));
+    this.categoryOff.push(this.categoryVal.length);
+  }
+
+  /** Creative titles follow the entity rule (title of the ad with the lowest id). */
+  retitleCreatives(titleOf: (id: string) => string | undefined) {
+    for (const [id, i] of this.dict.creatives) this.names.creativeTitles[i] = titleOf(id) ?? this.names.creativeTitles[i] ?? '';
+  }
+
+  build(): TrendColumns {
+    const keys = (map: Map<string, number>) => [...map.keys()];
+    return {
+      n: this.rid.length,
+      rid: Int32Array.from(this.rid),
+      first: Int32Array.from(this.first),
+      last: Int32Array.from(this.last),
+      platform: Uint8Array.from(this.platform),
+      active: Uint8Array.from(this.active),
+      advertiser: Int32Array.from(this.advertiser),
+      webmaster: Int32Array.from(this.webmaster),
+      app: Int32Array.from(this.app),
+      creative: Int32Array.from(this.creative),
+      countryOff: Int32Array.from(this.countryOff),
+      countryVal: Uint16Array.from(this.countryVal),
+      categoryOff: Int32Array.from(this.categoryOff),
+      categoryVal: Uint16Array.from(this.categoryVal),
+      dicts: {
+        platforms: keys(this.dict.platforms),
+        countries: keys(this.dict.countries),
+        categories: keys(this.dict.categories),
+        advertiserIds: keys(this.dict.advertisers),
+        webmasterIds: keys(this.dict.webmasters),
+        appIds: keys(this.dict.apps),
+        creativeIds: keys(this.dict.creatives),
+        ...this.names,
+      },
+    };
+  }
+}

@@ -1,0 +1,84 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/**
+ * The SQLite layout. `ads` holds one row per ad (filter and sort columns + the full record as JSON);
+ * array fields live in join tables; `ads_fts` indexes the words of title, body and landing URL;
+ * `host_rev` (reversed host) turns "domain and all its subdomains" into one index range.
+ * `entities`/`name_index`/`webmaster_advertisers` and `trend_columns` are rollups rebuilt by finish().
+ */
+export const SCHEMA_VERSION = 1;
+
+export const BASE_TABLES = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ads (
+  rid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  platform TEXT NOT NULL,
+  advertiser_id TEXT NOT NULL,
+  webmaster_id TEXT,
+  app_id TEXT,
+  creative_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  first_seen TEXT NOT NULL,
+  last_seen TEXT NOT NULL,
+  days_active INTEGER NOT NULL,
+  activity_days INTEGER NOT NULL,
+  popularity REAL NOT NULL,
+  impressions INTEGER NOT NULL,
+  host_rev TEXT NOT NULL,
+  registrable TEXT NOT NULL,
+  creative_format TEXT NOT NULL,
+  countries TEXT NOT NULL,
+  categories TEXT NOT NULL,
+  advertiser_name TEXT NOT NULL,
+  advertiser_account TEXT NOT NULL,
+  webmaster_name TEXT,
+  app_doc TEXT,
+  creative_title TEXT NOT NULL,
+  doc TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ad_countries (rid INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (rid, value)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ad_categories (rid INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (rid, value)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ad_languages (rid INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (rid, value)) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS ads_fts USING fts5(
+  title, body, url, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
+);
+CREATE TABLE IF NOT EXISTS entities (
+  kind TEXT NOT NULL,
+  id TEXT NOT NULL,
+  ads_total INTEGER NOT NULL,
+  row_doc TEXT NOT NULL,
+  full_doc TEXT NOT NULL,
+  PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS name_index (kind TEXT NOT NULL, suffix TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (kind, suffix, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS webmaster_advertisers (webmaster_id TEXT NOT NULL, advertiser_id TEXT NOT NULL, PRIMARY KEY (webmaster_id, advertiser_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS trend_columns (name TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+`;
+
+/** Secondary indexes: created after a bulk load (faster than maintaining them row by row). */
+export const SECONDARY_INDEXES = `
+CREATE INDEX IF NOT EXISTS ads_by_date ON ads (first_seen, id);
+CREATE INDEX IF NOT EXISTS ads_by_days_active ON ads (days_active, id);
+CREATE INDEX IF NOT EXISTS ads_by_activity ON ads (activity_days, id);
+CREATE INDEX IF NOT EXISTS ads_by_popularity ON ads (popularity, id);
+CREATE INDEX IF NOT EXISTS ads_by_impressions ON ads (impressions, id);
+CREATE INDEX IF NOT EXISTS ads_by_advertiser ON ads (advertiser_id, first_seen, last_seen);
+CREATE INDEX IF NOT EXISTS ads_by_webmaster ON ads (webmaster_id);
+CREATE INDEX IF NOT EXISTS ads_by_app ON ads (app_id);
+CREATE INDEX IF NOT EXISTS ads_by_creative ON ads (creative_id);
+CREATE INDEX IF NOT EXISTS ads_by_host ON ads (host_rev);
+CREATE INDEX IF NOT EXISTS ads_by_last_seen ON ads (last_seen);
+CREATE INDEX IF NOT EXISTS ad_countries_by_value ON ad_countries (value, rid);
+CREATE INDEX IF NOT EXISTS ad_categories_by_value ON ad_categories (value, rid);
+CREATE INDEX IF NOT EXISTS ad_languages_by_value ON ad_languages (value, rid);
+CREATE INDEX IF NOT EXISTS entities_by_volume ON entities (kind, ads_total DESC, id);
+`;
+
+export function applyPragmasForWriting(db: DatabaseSync): void {
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;`);
+}
+
+export function applyPragmasForReading(db: DatabaseSync): void {
+  db.exec(`PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;`);
+}

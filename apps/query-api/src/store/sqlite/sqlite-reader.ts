@@ -1,0 +1,388 @@
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type {
+  Ad,
+  AdDetail,
+  AdSort,
+  Advertiser,
+  AdvertiserMatch,
+  App,
+  AppRow,
+  BreakdownField,
+  Creative,
+  CreativeRow,
+  Domain,
+  DomainRow,
+  Webmaster,
+  WebmasterRow,
+} from '@adintel/contracts';
+import type {
+  ActivityDayData,
+  AdFilter,
+  AdSearchQuery,
+  BreakdownResult,
+  CatalogData,
+  CountResult,
+  DateRange,
+  KeysetPage,
+  NameQuery,
+  PagedNameQuery,
+  SortKey,
+  TrendQuery,
+  TrendResult,
+} from '../ad-store.port';
+import { dayNumber, isoDate, reverseHost } from '../text';
+import { applyPragmasForReading } from './schema';
+import { computeTrend, decodeTrendColumns, type TrendColumns } from './trend-columns';
+
+const SORT_COLUMN: Record<AdSort, string> = {
+  date: 'first_seen',
+  days_active: 'days_active',
+  activity_days_amount: 'activity_days',
+  most_popular: 'popularity',
+  impressions: 'impressions',
+};
+
+const BREAKDOWN_SQL: Record<BreakdownField, { join?: string; key: string }> = {
+  country: { join: 'ad_countries', key: 'j.value' },
+  category: { join: 'ad_categories', key: 'j.value' },
+  language: { join: 'ad_languages', key: 'j.value' },
+  platform: { key: 'ads.platform' },
+  creative_format: { key: 'ads.creative_format' },
+  landing_domain: { key: 'ads.registrable' },
+  status: { key: 'ads.status' },
+};
+
+type EntityKind = 'advertiser' | 'webmaster' | 'creative' | 'domain' | 'app';
+
+/** An FTS5 query where every word must match, each as a quoted phrase (no operator injection). */
+const ftsQuery = (words: string[]) => words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
+
+/** Upper bound of a prefix range on TEXT (U+10FFFF sorts after every character). */
+const PREFIX_END = '\u{10FFFF}';
+
+export function whereOf(filter: AdFilter): { sql: string; params: SQLInputValue[] } {
+  const clauses: string[] = [];
+  const params: SQLInputValue[] = [];
+  if (filter.words?.length) {
+    clauses.push('ads.rid IN (SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?)');
+    params.push(ftsQuery(filter.words));
+  }
+  if (filter.country) {
+    clauses.push('ads.rid IN (SELECT rid FROM ad_countries WHERE value = ?)');
+    params.push(filter.country);
+  }
+  if (filter.categories?.length) {
+    clauses.push(`ads.rid IN (SELECT rid FROM ad_categories WHERE value IN (${filter.categories.map(() => '?').join(',')}))`);
+    params.push(...filter.categories);
+  }
+  if (filter.platforms?.length) {
+    clauses.push(`ads.platform IN (${filter.platforms.map(() => '?').join(',')})`);
+    params.push(...filter.platforms);
+  }
+  const equal: [keyof AdFilter, string][] = [
+    ['status', 'status'],
+    ['advertiserId', 'advertiser_id'],
+    ['webmasterId', 'webmaster_id'],
+    ['appId', 'app_id'],
+    ['creativeId', 'creative_id'],
+  ];
+  for (const [key, column] of equal) {
+    const value = filter[key];
+    if (typeof value === 'string') {
+      clauses.push(`ads.${column} = ?`);
+      params.push(value);
+    }
+  }
+  if (filter.landingDomain) {
+    const reversed = reverseHost(filter.landingDomain);
+    // "com.example." .. "com.example/" covers the domain itself and every "com.example.<sub>." host.
+    clauses.push('ads.host_rev >= ? AND ads.host_rev < ?');
+    params.push(reversed, `${reversed.slice(0, -1)}/`);
+  }
+  if (filter.dateFrom) {
+    clauses.push('ads.last_seen >= ?');
+    params.push(filter.dateFrom);
+  }
+  if (filter.dateTo) {
+    clauses.push('ads.first_seen <= ?');
+    params.push(filter.dateTo);
+  }
+  return { sql: clauses.length ? clauses.join(' AND ') : '1', params };
+}
+
+/**
+ * Every read of the SQLite store, synchronous (node:sqlite). Runs inside a worker thread of the pool
+ * (or in-process when the pool has no workers), on a read-only connection.
+ */
+export class SqliteReader {
+  private readonly db: DatabaseSync;
+  private trendColumns: { generation: string; columns: TrendColumns | null } | null = null;
+  private catalogCache: { generation: string; data: CatalogData } | null = null;
+
+  constructor(file: string) {
+    this.db = new DatabaseSync(file, { readOnly: true });
+    applyPragmasForReading(this.db);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+
+  ping(): void {
+    if (!this.generation()) throw new Error('the store holds no finished data yet (run the seed or ingest command)');
+  }
+
+  searchAds(query: AdSearchQuery): KeysetPage<Ad> {
+    const column = `ads.${SORT_COLUMN[query.sort]}`;
+    const where = whereOf(query.filter);
+    const dir = query.order === 'desc' ? 'DESC' : 'ASC';
+    let sql = `SELECT ads.doc AS doc, ${column} AS sort_value, ads.id AS id FROM ads WHERE ${where.sql}`;
+    const params = [...where.params];
+    if (query.after) {
+      sql += ` AND (${column}, ads.id) ${query.order === 'desc' ? '<' : '>'} (?, ?)`;
+      params.push(query.after.value, query.after.id);
+    }
+    sql += ` ORDER BY ${column} ${dir}, ads.id ${dir} LIMIT ?`;
+    params.push(query.limit + 1);
+    const rows = this.db.prepare(sql).all(...params) as { doc: string; sort_value: string | number; id: string }[];
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      rows: page.map((r) => toAd(JSON.parse(r.doc) as StoredDoc)),
+      hasMore: rows.length > query.limit,
+      lastKey: last ? { value: last.sort_value, id: last.id } : null,
+    };
+  }
+
+  countAds(filter: AdFilter, exactUpTo: number): CountResult {
+    const where = whereOf(filter);
+    const { n } = this.db
+      .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ads WHERE ${where.sql} LIMIT ?)`)
+      .get(...where.params, exactUpTo + 1) as { n: number };
+    return n > exactUpTo ? { total: exactUpTo, estimated: true } : { total: n, estimated: false };
+  }
+
+  getAd(id: string): AdDetail | null {
+    const row = this.db.prepare('SELECT doc, advertiser_name, webmaster_name FROM ads WHERE id = ?').get(id) as
+      | { doc: string; advertiser_name: string; webmaster_name: string | null }
+      | undefined;
+    if (!row) return null;
+    const doc = JSON.parse(row.doc) as StoredDoc;
+    const advertiser = this.entity<AdvertiserMatch>('advertiser', doc.advertiser_id, 'row_doc');
+    return {
+      ...toAd(doc),
+      media: doc.media,
+      advertiser: {
+        id: doc.advertiser_id,
+        name: advertiser?.name ?? row.advertiser_name,
+        platforms: advertiser?.platforms ?? [doc.platform_name],
+      },
+      webmaster: doc.webmaster_id ? { id: doc.webmaster_id, name: row.webmaster_name ?? doc.webmaster_id } : null,
+    };
+  }
+
+  breakdown(filter: AdFilter, field: BreakdownField, limit: number): BreakdownResult {
+    const where = whereOf(filter);
+    const { n } = this.db.prepare(`SELECT count(*) AS n FROM ads WHERE ${where.sql}`).get(...where.params) as { n: number };
+    const spec = BREAKDOWN_SQL[field];
+    const from = spec.join ? `ads JOIN ${spec.join} j ON j.rid = ads.rid` : 'ads';
+    const buckets = this.db
+      .prepare(
+        `SELECT ${spec.key} AS key, count(*) AS ads FROM ${from} WHERE ${where.sql}
+         GROUP BY ${spec.key} ORDER BY ads DESC, key ASC LIMIT ?`,
+      )
+      .all(...where.params, limit) as { key: string; ads: number }[];
+    return { total: n, buckets: buckets.map((b) => ({ key: b.key, ads: b.ads })) };
+  }
+
+  trends(query: TrendQuery): TrendResult {
+    const columns = this.loadTrendColumns();
+    if (!columns) return { totalAds: 0, rows: [] };
+    return computeTrend(columns, query, (rids) => this.adIdsOf(rids));
+  }
+
+  searchAdvertisers(query: NameQuery): AdvertiserMatch[] {
+    return this.searchEntities<AdvertiserMatch>('advertiser', query).rows;
+  }
+
+  getAdvertiser(id: string): Advertiser | null {
+    return this.entity<Advertiser>('advertiser', id, 'full_doc');
+  }
+
+  advertiserActivity(id: string, range: DateRange): ActivityDayData[] | null {
+    if (!this.entity('advertiser', id, 'row_doc')) return null;
+    const from = dayNumber(range.from);
+    const to = dayNumber(range.to);
+    const days = to - from + 1;
+    const diff = new Int32Array(days + 1);
+    const fresh = new Int32Array(days);
+    const ads = this.db
+      .prepare('SELECT first_seen, last_seen FROM ads WHERE advertiser_id = ? AND first_seen <= ? AND last_seen >= ?')
+      .all(id, range.to, range.from) as { first_seen: string; last_seen: string }[];
+    for (const ad of ads) {
+      const f = dayNumber(ad.first_seen);
+      const l = dayNumber(ad.last_seen);
+      diff[Math.max(f, from) - from] = (diff[Math.max(f, from) - from] ?? 0) + 1;
+      diff[Math.min(l, to) - from + 1] = (diff[Math.min(l, to) - from + 1] ?? 0) - 1;
+      if (f >= from) fresh[f - from] = (fresh[f - from] ?? 0) + 1;
+    }
+    const out: ActivityDayData[] = [];
+    let active = 0;
+    for (let d = 0; d < days; d++) {
+      active += diff[d] ?? 0;
+      out.push({ date: isoDate(from + d), new_ads: fresh[d] ?? 0, active_ads: active });
+    }
+    return out;
+  }
+
+  searchWebmasters(query: PagedNameQuery): KeysetPage<WebmasterRow> {
+    return this.searchEntities<WebmasterRow>('webmaster', query);
+  }
+
+  getWebmaster(id: string): Webmaster | null {
+    return this.entity<Webmaster>('webmaster', id, 'full_doc');
+  }
+
+  webmasterAdvertisers(id: string, page: { limit: number; after?: SortKey }): KeysetPage<AdvertiserMatch> | null {
+    if (!this.entity('webmaster', id, 'row_doc')) return null;
+    const params: SQLInputValue[] = [id];
+    let sql = `SELECT e.row_doc AS doc, e.ads_total AS total, e.id AS id FROM webmaster_advertisers w
+      JOIN entities e ON e.kind = 'advertiser' AND e.id = w.advertiser_id WHERE w.webmaster_id = ?`;
+    if (page.after) {
+      sql += ' AND (e.ads_total < ? OR (e.ads_total = ? AND e.id > ?))';
+      params.push(page.after.value, page.after.value, page.after.id);
+    }
+    sql += ' ORDER BY e.ads_total DESC, e.id ASC LIMIT ?';
+    params.push(page.limit + 1);
+    return keysetOf<AdvertiserMatch>(this.db.prepare(sql).all(...params) as EntityHit[], page.limit);
+  }
+
+  searchCreatives(query: PagedNameQuery): KeysetPage<CreativeRow> {
+    return this.searchEntities<CreativeRow>('creative', query);
+  }
+
+  getCreative(id: string): Creative | null {
+    const row = this.entity<CreativeRow>('creative', id, 'row_doc');
+    if (!row) return null;
+    const first = this.db.prepare('SELECT doc FROM ads WHERE creative_id = ? ORDER BY id LIMIT 1').get(id) as
+      | { doc: string }
+      | undefined;
+    const countries = this.db
+      .prepare(
+        `SELECT j.value AS key, count(*) AS n FROM ads JOIN ad_countries j ON j.rid = ads.rid
+         WHERE ads.creative_id = ? GROUP BY j.value ORDER BY n DESC, key ASC`,
+      )
+      .all(id) as { key: string }[];
+    const advertisers = this.db
+      .prepare(
+        `SELECT advertiser_id AS key, count(*) AS n FROM ads WHERE creative_id = ?
+         GROUP BY advertiser_id ORDER BY n DESC, key ASC LIMIT 20`,
+      )
+      .all(id) as { key: string }[];
+    const samples = this.db
+      .prepare('SELECT id FROM ads WHERE creative_id = ? ORDER BY first_seen DESC, id DESC LIMIT 5')
+      .all(id) as { id: string }[];
+    return {
+      ...row,
+      media: first ? (JSON.parse(first.doc) as StoredDoc).media : [],
+      countries: countries.map((c) => c.key),
+      advertiser_ids: advertisers.map((a) => a.key),
+      sample_ad_ids: samples.map((s) => s.id),
+    };
+  }
+
+  searchDomains(query: PagedNameQuery): KeysetPage<DomainRow> {
+    return this.searchEntities<DomainRow>('domain', query);
+  }
+
+  getDomain(domain: string): Domain | null {
+    return this.entity<Domain>('domain', domain, 'full_doc');
+  }
+
+  searchApps(query: PagedNameQuery): KeysetPage<AppRow> {
+    return this.searchEntities<AppRow>('app', query);
+  }
+
+  getApp(id: string): App | null {
+    return this.entity<App>('app', id, 'full_doc');
+  }
+
+  catalog(): CatalogData {
+    const generation = this.generation();
+    if (this.catalogCache?.generation === generation) return this.catalogCache.data;
+    const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'catalog'").get() as { value: string } | undefined;
+    const data: CatalogData = stored
+      ? (JSON.parse(stored.value) as CatalogData)
+      : { countries: [], categories: [], languages: [], firstSeenDate: null, lastSeenDate: null };
+    this.catalogCache = { generation, data };
+    return data;
+  }
+
+  private generation(): string {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").get() as { value: string } | undefined;
+    return row?.value ?? '';
+  }
+
+  private loadTrendColumns(): TrendColumns | null {
+    const generation = this.generation();
+    if (this.trendColumns?.generation !== generation) {
+      const blobs = new Map<string, Uint8Array>();
+      for (const row of this.db.prepare('SELECT name, data FROM trend_columns').all() as { name: string; data: Uint8Array }[]) {
+        blobs.set(row.name, row.data);
+      }
+      this.trendColumns = { generation, columns: decodeTrendColumns(blobs) };
+    }
+    return this.trendColumns.columns;
+  }
+
+  private adIdsOf(rids: number[]): string[] {
+    if (!rids.length) return [];
+    const rows = this.db
+      .prepare(`SELECT rid, id FROM ads WHERE rid IN (${rids.map(() => '?').join(',')})`)
+      .all(...rids) as { rid: number; id: string }[];
+    const byRid = new Map(rows.map((r) => [r.rid, r.id]));
+    return rids.map((rid) => byRid.get(rid)).filter((id): id is string => id !== undefined);
+  }
+
+  private entity<T>(kind: EntityKind, id: string, column: 'row_doc' | 'full_doc'): T | null {
+    const row = this.db.prepare(`SELECT ${column} AS doc FROM entities WHERE kind = ? AND id = ?`).get(kind, id) as
+      | { doc: string }
+      | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  private searchEntities<T>(kind: EntityKind, query: PagedNameQuery): KeysetPage<T> {
+    const params: SQLInputValue[] = [kind];
+    let sql = 'SELECT row_doc AS doc, ads_total AS total, id FROM entities WHERE kind = ?';
+    if (query.q) {
+      sql += ' AND id IN (SELECT id FROM name_index WHERE kind = ? AND suffix >= ? AND suffix < ?)';
+      params.push(kind, query.q, `${query.q}${PREFIX_END}`);
+    }
+    if (query.after) {
+      sql += ' AND (ads_total < ? OR (ads_total = ? AND id > ?))';
+      params.push(query.after.value, query.after.value, query.after.id);
+    }
+    sql += ' ORDER BY ads_total DESC, id ASC LIMIT ?';
+    params.push(query.limit + 1);
+    return keysetOf<T>(this.db.prepare(sql).all(...params) as EntityHit[], query.limit);
+  }
+}
+
+type EntityHit = { doc: string; total: number; id: string };
+
+function keysetOf<T>(rows: EntityHit[], limit: number): KeysetPage<T> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    rows: page.map((r) => JSON.parse(r.doc) as T),
+    hasMore: rows.length > limit,
+    lastKey: last ? { value: last.total, id: last.id } : null,
+  };
+}
+
+type StoredDoc = Ad & { media: AdDetail['media'] };
+
+function toAd(doc: StoredDoc): Ad {
+  const { media: _media, ...ad } = doc;
+  return ad;
+}

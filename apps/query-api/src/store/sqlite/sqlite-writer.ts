@@ -1,0 +1,178 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { AdRecord, AdStoreWriter, CatalogData, RejectedRow, WriteResult } from '../ad-store.port';
+import { reverseHost } from '../text';
+import { buildRollups } from './rollups';
+import { applyPragmasForWriting, BASE_TABLES, SECONDARY_INDEXES } from './schema';
+
+/** The ingest side of the SQLite store. Single writer; readers (worker threads) see a finished store. */
+export class SqliteWriter implements AdStoreWriter {
+  private readonly db: DatabaseSync;
+  private readonly statements: ReturnType<typeof prepare>;
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new DatabaseSync(file);
+    applyPragmasForWriting(this.db);
+    this.db.exec(BASE_TABLES);
+    this.statements = prepare(this.db);
+  }
+
+  async size(): Promise<number> {
+    return Number((this.db.prepare('SELECT count(*) AS n FROM ads').get() as { n: number }).n);
+  }
+
+  async clear(): Promise<void> {
+    this.db.exec(`
+      DELETE FROM ads; DELETE FROM ad_countries; DELETE FROM ad_categories; DELETE FROM ad_languages;
+      DELETE FROM ads_fts; DELETE FROM entities; DELETE FROM name_index; DELETE FROM webmaster_advertisers;
+      DELETE FROM trend_columns; DELETE FROM meta;`);
+  }
+
+  async write(batch: readonly AdRecord[]): Promise<WriteResult> {
+    const rejected: RejectedRow[] = [];
+    let written = 0;
+    const s = this.statements;
+    this.db.exec('BEGIN');
+    try {
+      for (const ad of batch) {
+        try {
+          const existing = s.findRid.get(ad.id) as { rid: number } | undefined;
+          if (existing) this.remove(existing.rid);
+          const { lastInsertRowid } = s.insertAd.run(
+            ad.id,
+            ad.platform_name,
+            ad.advertiser_id,
+            ad.webmaster_id,
+            ad.app_id,
+            ad.creative_id,
+            ad.status_today,
+            ad.first_seen_date,
+            ad.last_seen_date,
+            ad.days_active,
+            ad.activity_days_amount,
+            ad.popularity,
+            ad.impressions,
+            reverseHost(ad.landing_domain),
+            ad.registrable_domain,
+            ad.creative_format,
+            ad.countries.join(','),
+            ad.categories.join(','),
+            ad.advertiser_name,
+            ad.advertiser_account_id,
+            ad.webmaster_name,
+            ad.app ? JSON.stringify(ad.app) : null,
+            ad.creative_title,
+            JSON.stringify(toStoredDoc(ad)),
+          );
+          const rid = Number(lastInsertRowid);
+          for (const v of new Set(ad.countries)) s.insertCountry.run(rid, v);
+          for (const v of new Set(ad.categories)) s.insertCategory.run(rid, v);
+          for (const v of new Set(ad.languages)) s.insertLanguage.run(rid, v);
+          s.insertFts.run(rid, ad.title, ad.body, ad.landing_url);
+          written++;
+        } catch (error) {
+          rejected.push({ line: 0, id: ad.id, reason: `sqlite: ${(error as Error).message}` });
+        }
+      }
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw new Error('writing a batch to SQLite failed', { cause: error });
+    }
+    return { written, rejected };
+  }
+
+  async finish(): Promise<void> {
+    this.db.exec(SECONDARY_INDEXES);
+    buildRollups(this.db);
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(this.catalogData()));
+    this.db.exec('ANALYZE');
+    const generation = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)").run(generation);
+    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  }
+
+  async close(): Promise<void> {
+    if (this.db.isOpen) this.db.close();
+  }
+
+  private catalogData(): CatalogData {
+    const values = (table: string) =>
+      (
+        this.db.prepare(`SELECT value, count(*) AS n FROM ${table} GROUP BY value ORDER BY n DESC, value ASC`).all() as {
+          value: string;
+        }[]
+      ).map((r) => r.value);
+    const window = this.db.prepare('SELECT min(first_seen) AS first, max(last_seen) AS last FROM ads').get() as {
+      first: string | null;
+      last: string | null;
+    };
+    return {
+      countries: values('ad_countries'),
+      categories: values('ad_categories'),
+      languages: values('ad_languages'),
+      firstSeenDate: window.first,
+      lastSeenDate: window.last,
+    };
+  }
+
+  private remove(rid: number) {
+    const s = this.statements;
+    s.deleteAd.run(rid);
+    s.deleteCountries.run(rid);
+    s.deleteCategories.run(rid);
+    s.deleteLanguages.run(rid);
+    s.deleteFts.run(rid);
+  }
+}
+
+/** What getAd and the pages read back: the contract Ad plus its media. */
+function toStoredDoc(ad: AdRecord) {
+  return {
+    id: ad.id,
+    title: ad.title,
+    body: ad.body,
+    landing_domain: ad.landing_domain,
+    landing_url: ad.landing_url,
+    platform_name: ad.platform_name,
+    advertiser_id: ad.advertiser_id,
+    webmaster_id: ad.webmaster_id,
+    status_today: ad.status_today,
+    days_active: ad.days_active,
+    first_seen_date: ad.first_seen_date,
+    last_seen_date: ad.last_seen_date,
+    countries: ad.countries,
+    languages: ad.languages,
+    categories: ad.categories,
+    creative_format: ad.creative_format,
+    media_count: ad.media_count,
+    creative_id: ad.creative_id,
+    app_id: ad.app_id,
+    impressions: ad.impressions,
+    popularity: ad.popularity,
+    activity_days_amount: ad.activity_days_amount,
+    media: ad.media,
+  };
+}
+
+function prepare(db: DatabaseSync) {
+  const st = (sql: string): StatementSync => db.prepare(sql);
+  return {
+    findRid: st('SELECT rid FROM ads WHERE id = ?'),
+    insertAd: st(`INSERT INTO ads (id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen,
+      last_seen, days_active, activity_days, popularity, impressions, host_rev, registrable, creative_format, countries,
+      categories, advertiser_name, advertiser_account, webmaster_name, app_doc, creative_title, doc)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertCountry: st('INSERT INTO ad_countries (rid, value) VALUES (?, ?)'),
+    insertCategory: st('INSERT INTO ad_categories (rid, value) VALUES (?, ?)'),
+    insertLanguage: st('INSERT INTO ad_languages (rid, value) VALUES (?, ?)'),
+    insertFts: st('INSERT INTO ads_fts (rowid, title, body, url) VALUES (?, ?, ?, ?)'),
+    deleteAd: st('DELETE FROM ads WHERE rid = ?'),
+    deleteCountries: st('DELETE FROM ad_countries WHERE rid = ?'),
+    deleteCategories: st('DELETE FROM ad_categories WHERE rid = ?'),
+    deleteLanguages: st('DELETE FROM ad_languages WHERE rid = ?'),
+    deleteFts: st('DELETE FROM ads_fts WHERE rowid = ?'),
+  };
+}
