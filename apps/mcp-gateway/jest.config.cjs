@@ -4,4 +4,6 @@ module.exports = {
   preset: '../../jest.preset.cjs',
   rootDir: __dirname,
   coverageDirectory: '../../coverage/apps/mcp-gateway',
+  // jose is ESM-only: let swc turn it into CommonJS like the @nestjs packages.
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose)/)'],
 };

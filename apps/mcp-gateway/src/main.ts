@@ -1,14 +1,19 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { loadConfigOrExit } from '@adintel/config';
+import { createHttpApp, listen } from '@adintel/observability';
 import { AppModule } from './app/app.module';
+import { appConfigSchema, resolveConfig } from './config';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
-  app.enableShutdownHooks();
-  const port = Number(process.env['PORT'] ?? 3002);
-  await app.listen(port);
-  Logger.log(`mcp-gateway listening on http://localhost:${port}`, 'Bootstrap');
+  const config = resolveConfig(loadConfigOrExit(appConfigSchema, 'mcp-gateway'));
+  const { app, logger } = await createHttpApp(AppModule.register(config), {
+    service: 'mcp-gateway',
+    logLevel: config.LOG_LEVEL,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  });
+  // Behind the front door / ingress: req.ip and req.protocol come from X-Forwarded-*.
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  await listen(app, config.PORT, logger);
 }
 
 void bootstrap();

@@ -1,5 +1,29 @@
-import { Module } from '@nestjs/common';
-import { HealthController } from './health.controller';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ConfigModule } from '@adintel/config';
+import type { AppConfig } from '../config';
+import { AuthModule } from '../auth/auth.module';
+import { readinessModule } from '../health/readiness.module';
+import { McpModule } from '../mcp/mcp.module';
+import { OpenApiModule } from '../openapi/openapi.module';
+import { ProblemFilter } from '../problems/problem.filter';
+import { RestModule } from '../rest/rest.module';
 
-@Module({ controllers: [HealthController] })
-export class AppModule {}
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        readinessModule(),
+        AuthModule,
+        McpModule,
+        // Before RestModule: its fixed routes must be registered ahead of the catch-all of the tool twins.
+        OpenApiModule,
+        RestModule,
+      ],
+      providers: [{ provide: APP_FILTER, useFactory: () => new ProblemFilter(config.PUBLIC_BASE_URL) }],
+    };
+  }
+}

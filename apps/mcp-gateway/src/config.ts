@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { baseConfigShape, port } from '@adintel/config';
+
+const originList = z
+  .string()
+  .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+  .pipe(z.array(z.url({ protocol: /^https?$/ }).transform((url) => new URL(url).origin)));
+
+export const appConfigSchema = z.object({
+  ...baseConfigShape,
+  PORT: port(3002),
+  AUTH_JWKS_URL: z
+    .url({ protocol: /^https?$/ })
+    .default('http://127.0.0.1:3001/oauth2/jwks')
+    .describe('where the auth server publishes its signing keys (fetched server-side, cached, refetched on an unknown kid)'),
+  AUTH_ISSUER: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('the `iss` every access token must carry; default PUBLIC_BASE_URL'),
+  JWKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000).describe('JWKS fetch timeout'),
+  JWKS_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(600).describe('how long fetched keys are trusted'),
+  JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).default(30).describe('least time between two JWKS refetches'),
+  MCP_ALLOWED_ORIGINS: originList
+    .optional()
+    .describe('comma-separated browser origins allowed to call /mcp; default the origin of PUBLIC_BASE_URL'),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120).describe('paid calls per account per minute (refill rate)'),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(30).describe('paid calls an account may make at once (bucket size)'),
+  GATEWAY_KEY_PREFIX: z.string().min(1).max(64).default('gateway:').describe('prefix of the gateway’s Redis keys'),
+});
+
+/** Fills the defaults that derive from other variables. */
+export function resolveConfig(raw: z.infer<typeof appConfigSchema>) {
+  return {
+    ...raw,
+    AUTH_ISSUER: (raw.AUTH_ISSUER ?? raw.PUBLIC_BASE_URL).replace(/\/+$/, ''),
+    MCP_ALLOWED_ORIGINS: raw.MCP_ALLOWED_ORIGINS ?? [new URL(raw.PUBLIC_BASE_URL).origin],
+  };
+}
+
+export type AppConfig = ReturnType<typeof resolveConfig>;

@@ -1,0 +1,76 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { APP_CONFIG } from '@adintel/config';
+import { findTool, parseToolArgs } from '@adintel/tool-catalogue';
+import { ServiceError } from '@adintel/transport';
+import type { AppConfig } from '../config';
+import type { Caller } from '../auth/caller';
+import { ToolInvoker } from '../invocation/tool-invoker.service';
+import { problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
+import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS, toolFailure, toolResult } from './mcp-tools';
+
+/**
+ * A low-level MCP Server for one HTTP request (stateless Streamable HTTP). The low-level Server lets
+ * tools/list come straight from the catalogue and an unknown tool be a JSON-RPC -32602 error.
+ */
+@Injectable()
+export class McpServerFactory {
+  private readonly logger = new Logger('McpServer');
+
+  constructor(
+    private readonly invoker: ToolInvoker,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  create(caller: Caller, requestId: string): Server {
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: SERVER_INSTRUCTIONS,
+    });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      this.callTool(request.params, caller, requestId, extra.requestId),
+    );
+    return server;
+  }
+
+  private async callTool(
+    params: CallToolRequest['params'],
+    caller: Caller,
+    requestId: string,
+    callId: string | number,
+  ): Promise<CallToolResult> {
+    const tool = findTool(params.name);
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(params.name)}; tools/list names the available tools`);
+    }
+    const fail = (spec: ProblemSpec) =>
+      toolFailure(renderProblem(spec, { baseUrl: this.config.PUBLIC_BASE_URL, instance: `/mcp#${tool.name}`, requestId }), requestId);
+
+    const parsed = parseToolArgs(tool, 'mcp', params.arguments ?? {});
+    if (!parsed.ok) {
+      return fail({
+        status: 400,
+        code: 'invalid_argument',
+        detail: parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+        errors: parsed.errors,
+      });
+    }
+    try {
+      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, callId });
+      return toolResult(result, receipt, requestId);
+    } catch (error) {
+      if (error instanceof ServiceError) return fail(problemFromServiceError(error, tool));
+      this.logger.error(error instanceof Error ? error : new Error(String(error)));
+      return fail({ status: 500, code: 'internal', detail: 'the call failed on our side; it was not charged' });
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import { INTERFACE_VERSION, type Problem } from '@adintel/contracts';
+import { inputJsonSchema, outputJsonSchema, TOOLS } from '@adintel/tool-catalogue';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Receipt } from '../invocation/tool-invoker.service';
+
+export const SERVER_INFO = { name: 'ad-intel', title: 'Ad intelligence', version: INTERFACE_VERSION };
+
+export const SERVER_INSTRUCTIONS =
+  'Read-only analytics over ads running on Facebook and TikTok. Start with get_catalog (free) for allowed values ' +
+  'and what each tool costs. count_ads (free) sizes a query before search_ads charges 1 token per ad returned; ' +
+  'get_usage (free, any frequency) shows your balance. Lists page with `cursor` = pagination.next_cursor. ' +
+  'A failed or empty call costs nothing.';
+
+/** tools/list, straight from the catalogue: computed once, identical for every caller. */
+export const MCP_TOOLS: Tool[] = TOOLS.map((tool) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: inputJsonSchema(tool, 'mcp') as Tool['inputSchema'],
+  outputSchema: outputJsonSchema(tool) as Tool['outputSchema'],
+  annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+}));
+
+/** A tool's answer: the JSON as structuredContent, a text copy for clients that only read text, the receipt in _meta. */
+export function toolResult(result: unknown, receipt: Receipt, requestId: string): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(result) }],
+    structuredContent: result as Record<string, unknown>,
+    _meta: receiptMeta(receipt, requestId),
+  };
+}
+
+/**
+ * A failed call, as a tool result the model can read and act on. The problem is the same object the
+ * REST twin answers; it travels as text (and in _meta), not as structuredContent, because clients
+ * validate structuredContent against the tool's outputSchema.
+ */
+export function toolFailure(problem: Problem, requestId: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(problem) }],
+    _meta: { ...receiptMeta({ charged: 0 }, requestId), problem },
+  };
+}
+
+function receiptMeta(receipt: Receipt, requestId: string) {
+  return {
+    tokens_charged: receipt.charged,
+    ...(receipt.remaining !== undefined ? { tokens_remaining: receipt.remaining } : {}),
+    request_id: requestId,
+  };
+}
