@@ -38,7 +38,7 @@ import { indexTemplates } from '../mappings';
 const ADS = 'test-ads';
 const response = (partial: Record<string, unknown>) =>
   ({ took: 1, timed_out: false, _shards: { total: 1, successful: 1, failed: 0 }, hits: { hits: [] }, ...partial }) as unknown as estypes.SearchResponse<never>;
-const filtersOf = (query: estypes.QueryDslQueryContainer) => query.bool?.filter as estypes.QueryDslQueryContainer[];
+const filtersOf = (query: estypes.QueryDslQueryContainer | undefined) => query?.bool?.filter as estypes.QueryDslQueryContainer[];
 
 describe('ad filters', () => {
   it('matches everything when no filter is given', () => {

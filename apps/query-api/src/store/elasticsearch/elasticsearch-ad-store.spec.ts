@@ -1,0 +1,304 @@
+/**
+ * The Elasticsearch adapter end to end at the transport level, through @elastic/elasticsearch-mock:
+ * requests leave the real client, canned cluster answers come back and are mapped to the port's
+ * types and typed errors. No Elasticsearch server can run on the build machines; the shared contract
+ * suite runs against a real cluster in `elasticsearch.contract.spec.ts` when ES_URL is set.
+ */
+import { Client, errors } from '@elastic/elasticsearch';
+import Mock from '@elastic/elasticsearch-mock';
+import { ServiceError } from '@adintel/transport';
+import type { AdRecord } from '../ad-store.port';
+import { ElasticsearchAdStore } from './elasticsearch-ad-store';
+import { ElasticsearchAdStoreWriter } from './elasticsearch-ad-store-writer';
+import { elasticsearchSettingsFrom } from './es-client';
+
+const mock = new Mock();
+const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
+const store = new ElasticsearchAdStore(client, 'adi');
+
+/** The client's own ResponseError (CommonJS export), which the mock turns into an HTTP error answer. */
+function responseError(statusCode: number, type: string) {
+  return new errors.ResponseError({
+    body: { error: { type, reason: type }, status: statusCode },
+    statusCode,
+    headers: {},
+    warnings: null,
+    meta: {} as never,
+  });
+}
+
+const adSource = (id: string, overrides: Partial<AdRecord> = {}) => ({
+  id,
+  title: `Ad ${id}`,
+  body: 'Body',
+  landing_domain: 'shop.example.com',
+  landing_url: 'https://shop.example.com/x',
+  platform_name: 'facebook',
+  advertiser_id: 'adv-1',
+  webmaster_id: null,
+  status_today: 'active',
+  days_active: 3,
+  first_seen_date: '2026-03-01',
+  last_seen_date: '2026-03-04',
+  countries: ['US'],
+  languages: ['en'],
+  categories: ['finance_and_banking'],
+  creative_format: 'image',
+  media_count: 1,
+  creative_id: 'cr-1',
+  app_id: null,
+  impressions: 100,
+  popularity: 0.5,
+  activity_days_amount: 3,
+  ...overrides,
+});
+
+afterEach(() => mock.clearAll());
+
+describe('ElasticsearchAdStore over the mock transport', () => {
+  it('searches the read alias and maps hits to ads with the last sort key', async () => {
+    const bodies: unknown[] = [];
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
+      bodies.push(params.body);
+      return { hits: { total: { value: 2, relation: 'eq' }, hits: [{ _source: adSource('a2') }, { _source: adSource('a1') }] } };
+    });
+    const page = await store.searchAds({ filter: { landingDomain: 'example.com' }, sort: 'date', order: 'desc', limit: 1 });
+    expect(page.rows).toEqual([adSource('a2')]);
+    expect(page).toMatchObject({ hasMore: true, lastKey: { value: '2026-03-01', id: 'a2' } });
+    expect(bodies[0]).toMatchObject({ query: { bool: { filter: [{ term: { landing_domain_suffixes: 'example.com' } }] } }, size: 2 });
+  });
+
+  it('counts with track_total_hits and reports gte as an estimate', async () => {
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
+      expect(params.body).toMatchObject({ size: 0, track_total_hits: 10_000 });
+      return { hits: { total: { value: 10_000, relation: 'gte' }, hits: [] } };
+    });
+    await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_000, estimated: true });
+  });
+
+  it('gets one ad with media and the merged advertiser\'s platforms', async () => {
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => ({
+      hits: {
+        hits: [
+          {
+            _source: {
+              ...adSource('a1', { webmaster_id: 'w1' }),
+              media: [{ type: 'image', url: 'https://cdn/x.png', width: 10, height: 10, duration_seconds: null }],
+              advertiser_name: 'Acme',
+              webmaster_name: 'Leads',
+            },
+          },
+        ],
+      },
+    }));
+    mock.add({ method: 'POST', path: '/adi-advertisers/_search' }, () => ({
+      hits: { hits: [{ _source: { record: { id: 'adv-1', platforms: ['facebook', 'tiktok'] } } }] },
+    }));
+    const ad = await store.getAd('a1');
+    expect(ad).toMatchObject({
+      id: 'a1',
+      media: [{ url: 'https://cdn/x.png' }],
+      advertiser: { id: 'adv-1', name: 'Acme', platforms: ['facebook', 'tiktok'] },
+      webmaster: { id: 'w1', name: 'Leads' },
+    });
+  });
+
+  it('answers null for an unknown ad and an unknown webmaster', async () => {
+    mock.add({ method: 'POST', path: ['/adi-ads/_search', '/adi-webmasters/_search'] }, () => ({ hits: { hits: [] } }));
+    await expect(store.getAd('nope')).resolves.toBeNull();
+    await expect(store.webmasterAdvertisers('nope', { limit: 5 })).resolves.toBeNull();
+  });
+
+  it('pages webmasters by name from the rollup index', async () => {
+    const row = (id: string, ads_total: number) => ({
+      _source: {
+        id,
+        ads_total,
+        record: {
+          id,
+          name: `WM ${id}`,
+          ads_total,
+          active_ads: 1,
+          advertisers: 1,
+          countries: [{ country: 'BR', ads: ads_total, share: 1 }],
+          dominant_country: 'BR',
+          relevance: 1,
+          categories: [{ category: 'x', ads: 1, share: 1 }],
+          landing_domains: ['x.com'],
+        },
+      },
+    });
+    mock.add({ method: 'POST', path: '/adi-webmasters/_search' }, (params) => {
+      expect(params.body).toMatchObject({ query: { prefix: { name_suffixes: { value: 'wm' } } }, size: 2 });
+      return { hits: { hits: [row('w1', 9), row('w2', 5)] } };
+    });
+    const page = await store.searchWebmasters({ q: 'wm', limit: 1 });
+    expect(page.hasMore).toBe(true);
+    expect(page.lastKey).toEqual({ value: 9, id: 'w1' });
+    // The list row carries the row fields only, not the detail of the full record.
+    expect(page.rows[0]).not.toHaveProperty('categories');
+    expect(page.rows[0]).toMatchObject({ id: 'w1', dominant_country: 'BR', relevance: 1 });
+  });
+
+  it('ranks scaling creatives across composite pages', async () => {
+    let calls = 0;
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
+      const body = params.body as { aggs: Record<string, { composite?: { after?: unknown } }> };
+      calls++;
+      if (body.aggs['rows']) {
+        return {
+          hits: { hits: [] },
+          aggregations: {
+            rows: {
+              buckets: [
+                { key: 'c2', doc_count: 4, lead: { buckets: [{ key: 'adv-2', doc_count: 4 }] }, first: { hits: { hits: [{ _source: { creative_title: 'Two', creative_format: 'video' } }] } } },
+              ],
+            },
+          },
+        };
+      }
+      const after = body.aggs['creatives']?.composite?.after;
+      const bucket = after
+        ? { key: { creative: 'c2' }, current: { doc_count: 4 }, previous: { doc_count: 0 } }
+        : { key: { creative: 'c1' }, current: { doc_count: 3 }, previous: { doc_count: 2 } };
+      return {
+        hits: { hits: [] },
+        aggregations: {
+          creatives: { after_key: bucket.key, buckets: after === undefined || (after as { creative: string }).creative === 'c1' ? [bucket] : [] },
+          ...(after ? {} : { in_window: { doc_count: 7 } }),
+        },
+      };
+    });
+    const result = await store.trends({
+      dimension: 'scaling-creatives',
+      filter: {},
+      window: { from: '2026-03-04', to: '2026-03-06' },
+      previous: { from: '2026-03-01', to: '2026-03-03' },
+      limit: 1,
+    });
+    expect(result).toEqual({
+      totalAds: 7,
+      rows: [{ key: 'c2', label: 'Two', ads: 4, previousAds: 0, detail: { creative_format: 'video', advertiser_id: 'adv-2' } }],
+    });
+    expect(calls).toBe(4);
+  });
+
+  it('maps an unreachable cluster to unavailable', async () => {
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => new errors.ConnectionError('connect ECONNREFUSED'));
+    await expect(store.countAds({}, 10)).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('maps a slow cluster to timeout', async () => {
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => new errors.TimeoutError('Request timed out'));
+    const failure = store.catalog();
+    await expect(failure).rejects.toBeInstanceOf(ServiceError);
+    await expect(failure).rejects.toMatchObject({ code: 'timeout' });
+  });
+
+  it('maps cluster answers: 503 unavailable, 504 timeout, 400 internal', async () => {
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => responseError(503, 'cluster_block_exception'));
+    await expect(store.breakdown({}, 'country', 5)).rejects.toMatchObject({ code: 'unavailable' });
+    mock.clearAll();
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => responseError(504, 'gateway_timeout'));
+    await expect(store.breakdown({}, 'country', 5)).rejects.toMatchObject({ code: 'timeout' });
+    mock.clearAll();
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => responseError(400, 'parsing_exception'));
+    await expect(store.breakdown({}, 'country', 5)).rejects.toMatchObject({ code: 'internal' });
+  });
+
+  it('pings the cluster for readiness', async () => {
+    mock.add({ method: 'HEAD', path: '/' }, () => ({}));
+    await expect(store.ping()).resolves.toBeUndefined();
+    mock.clearAll();
+    mock.add({ method: 'HEAD', path: '/' }, () => new errors.ConnectionError('down'));
+    await expect(store.ping()).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});
+
+describe('ElasticsearchAdStoreWriter over the mock transport', () => {
+  const record = (id: string, first_seen_date: string): AdRecord =>
+    ({
+      ...adSource(id, { first_seen_date }),
+      media: [],
+      registrable_domain: 'example.com',
+      advertiser_name: 'Acme',
+      advertiser_account_id: 'acct-1',
+      webmaster_name: null,
+      creative_title: 'Ad',
+      app: null,
+    }) as AdRecord;
+
+  it('installs the templates, routes each ad to its month and reports every refused item', async () => {
+    const templates: string[] = [];
+    mock.add({ method: 'PUT', path: '/_index_template/:name' }, (params) => {
+      templates.push(String(params.path));
+      return { acknowledged: true };
+    });
+    const actions: { index: { _index: string; _id: string } }[] = [];
+    mock.add({ method: 'POST', path: '/_bulk' }, (params) => {
+      const lines = params.body as unknown as Record<string, unknown>[];
+      const items = [];
+      for (let i = 0; i < lines.length; i += 2) {
+        const action = lines[i] as { index: { _index: string; _id: string } };
+        actions.push(action);
+        items.push(
+          action.index._id === 'bad'
+            ? { index: { _index: action.index._index, _id: 'bad', status: 400, error: { type: 'mapper_parsing_exception', reason: 'failed to parse field [impressions]' } } }
+            : { index: { _index: action.index._index, _id: action.index._id, status: 201 } },
+        );
+      }
+      return { took: 1, errors: items.some((i) => i.index.status >= 300), items };
+    });
+    const writer = new ElasticsearchAdStoreWriter(client, 'adi');
+    const result = await writer.write([
+      record('a1', '2026-02-28'),
+      record('a2', '2026-03-01'),
+      record('bad', '2026-03-02'),
+      record('undated', 'March'),
+    ]);
+    expect(templates).toEqual([
+      '/_index_template/adi-ads',
+      '/_index_template/adi-advertisers',
+      '/_index_template/adi-webmasters',
+      '/_index_template/adi-creatives',
+      '/_index_template/adi-domains',
+      '/_index_template/adi-apps',
+    ]);
+    expect(actions.map((a) => a.index)).toEqual([
+      { _index: 'adi-ads-2026.02', _id: 'a1' },
+      { _index: 'adi-ads-2026.03', _id: 'a2' },
+      { _index: 'adi-ads-2026.03', _id: 'bad' },
+    ]);
+    expect(result.written).toBe(2);
+    expect(result.rejected).toEqual([
+      { line: 0, id: 'undated', reason: 'first_seen_date must be YYYY-MM-DD' },
+      {
+        line: 0,
+        id: 'bad',
+        reason: 'Elasticsearch refused the ad (400) mapper_parsing_exception: failed to parse field [impressions]',
+      },
+    ]);
+  });
+
+  it('counts the stored ads on the read alias, an empty store included', async () => {
+    mock.add({ method: ['POST', 'GET'], path: '/adi-ads/_count' }, () => ({ count: 0 }));
+    await expect(new ElasticsearchAdStoreWriter(client, 'adi').size()).resolves.toBe(0);
+  });
+});
+
+describe('settings', () => {
+  it('reads ES_URL, ES_REQUEST_TIMEOUT_MS and ES_INDEX_PREFIX', () => {
+    expect(elasticsearchSettingsFrom({ ES_URL: 'http://es:9200', ES_REQUEST_TIMEOUT_MS: 2500, ES_INDEX_PREFIX: 'x' })).toEqual({
+      url: 'http://es:9200',
+      requestTimeoutMs: 2500,
+      indexPrefix: 'x',
+    });
+    expect(elasticsearchSettingsFrom({ ES_URL: 'http://es:9200' })).toEqual({
+      url: 'http://es:9200',
+      requestTimeoutMs: 5000,
+      indexPrefix: 'adintel',
+    });
+    expect(() => elasticsearchSettingsFrom({})).toThrow(/ES_URL/);
+    expect(() => elasticsearchSettingsFrom({ ES_URL: 'http://es', ES_REQUEST_TIMEOUT_MS: '-1' })).toThrow(/ES_REQUEST_TIMEOUT_MS/);
+  });
+});
