@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import pino from 'pino';
 import { ConfigModule, loadConfigOrExit } from '@adintel/config';
 import { createLogger, NestPinoLogger } from '@adintel/observability';
 import { appConfigSchema, type AppConfig } from '../config';
@@ -46,7 +47,8 @@ async function main() {
   if (!password) fail('--password (or OWNER_PASSWORD) is required');
 
   const config = loadConfigOrExit(appConfigSchema, 'auth-server:create-owner');
-  const logger = createLogger('auth-server:create-owner', 'warn');
+  // Logs go to stderr: stdout carries only the result line.
+  const logger = createLogger('auth-server:create-owner', 'warn', pino.destination(2));
   const app = await NestFactory.createApplicationContext(CreateOwnerModule.register(config), { logger: new NestPinoLogger(logger) });
   try {
     const { owner, created } = await app.get(OwnersService).createOrUpdate({ email: values.email, password, plan: values.plan ?? 'pro' });

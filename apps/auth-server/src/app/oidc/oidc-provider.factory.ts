@@ -151,5 +151,11 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
   // The public origin comes from PUBLIC_BASE_URL through X-Forwarded-* set by our own front middleware.
   provider.proxy = true;
   provider.on('server_error', (_ctx, error) => logger.error(`oidc-provider server error: ${error.message}`, error.stack));
+  // The provider answers with generic descriptions; the precise reason helps whoever reads the logs.
+  const explain = (event: string) => (_ctx: unknown, error: Error & { error_detail?: string }) =>
+    logger.debug(`${event}: ${error.message}${error.error_detail ? ` (${error.error_detail})` : ''}`);
+  provider.on('grant.error', explain('grant.error'));
+  provider.on('authorization.error', explain('authorization.error'));
+  provider.on('registration_create.error', explain('registration_create.error'));
   return provider;
 }
