@@ -14,6 +14,9 @@ export interface AccessTokenVerifierOptions {
 }
 
 const ALGORITHMS = ['ES256'];
+
+/** The key set could not be fetched: our trouble, not a fault of the token. */
+class KeysUnavailable extends Error {}
 const CLOCK_TOLERANCE_SECONDS = 5;
 
 /**
@@ -39,7 +42,7 @@ export class AccessTokenVerifier {
   async verify(token: string): Promise<Caller> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.keys, {
+      ({ payload } = await jwtVerify(token, (header, jws) => this.keyFor(header, jws), {
         algorithms: ALGORITHMS,
         typ: 'at+jwt',
         issuer: this.options.issuer,
@@ -63,6 +66,15 @@ export class AccessTokenVerifier {
     };
   }
 
+  private async keyFor(...args: Parameters<ReturnType<typeof createRemoteJWKSet>>) {
+    try {
+      return await this.keys(...args);
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+      throw new KeysUnavailable((error as Error).message, { cause: error });
+    }
+  }
+
   /** Readiness: the key set can be fetched and holds keys. */
   async keysReachable(): Promise<{ keys: number }> {
     const res = await fetch(this.options.jwksUrl, { signal: AbortSignal.timeout(this.options.timeoutMs) });
@@ -74,7 +86,7 @@ export class AccessTokenVerifier {
 
   private refusal(error: unknown) {
     const refuse = (detail: string) => this.problems.refused('invalid_token', detail);
-    if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
+    if (error instanceof KeysUnavailable || !(error instanceof errors.JOSEError)) {
       this.logger.warn(`cannot fetch the signing keys from ${this.options.jwksUrl}: ${(error as Error).message}`);
       return this.problems.keysUnavailable();
     }
