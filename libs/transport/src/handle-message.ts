@@ -1,7 +1,8 @@
-import { applyDecorators, UsePipes, type PipeTransform } from '@nestjs/common';
+import { applyDecorators, UseFilters, UsePipes, type PipeTransform } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { fieldErrorsFrom, type MessageDefinition } from '@adintel/contracts';
 import type { z } from 'zod';
+import { RpcErrorFilter } from './rpc-error.filter';
 import { ServiceError } from './service-error';
 
 /** Validates a message at the receiving service's own boundary: bad input is a typed error, never a crash. */
@@ -15,6 +16,14 @@ export class MessageValidationPipe implements PipeTransform {
   }
 }
 
-/** Serves one message of the registry; `@Payload()` then receives its validated request. */
+/**
+ * Serves one message of the registry; `@Payload()` then receives its validated request.
+ * The error filter is bound here, per handler, because a hybrid app (`serveTransport`) registers its
+ * message handlers inside `connectMicroservice()`, before a global filter could be added.
+ */
 export const HandleMessage = (message: MessageDefinition) =>
-  applyDecorators(MessagePattern(message.pattern), UsePipes(new MessageValidationPipe(message.request)));
+  applyDecorators(
+    MessagePattern(message.pattern),
+    UsePipes(new MessageValidationPipe(message.request)),
+    UseFilters(new RpcErrorFilter()),
+  );
