@@ -65,8 +65,11 @@ export class SqliteStore implements AdStore {
   constructor(options: SqliteStoreOptions) {
     ensureSqliteFile(options.file);
     if (options.workers > 0) {
-      const script = options.workerScript ?? join(__dirname, 'sqlite-worker.js');
-      if (!existsSync(script)) throw new Error(`the query worker script ${script} is missing (build query-api first)`);
+      const candidates = options.workerScript
+        ? [options.workerScript]
+        : [join(__dirname, 'sqlite-worker.js'), join(dirname(process.argv[1] ?? '.'), 'sqlite-worker.js')];
+      const script = candidates.find((c) => existsSync(c));
+      if (!script) throw new Error(`the query worker script is missing (${candidates.join(', ')}): build query-api first`);
       this.pool = new WorkerPool(script, options.file, options.workers);
       this.inline = null;
     } else {

@@ -1,0 +1,232 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { once } from 'node:events';
+import { CONTRACT_CATEGORY_SLUGS, type CreativeFormat, type Platform } from '@adintel/contracts';
+import { addDays } from '../store/text';
+import type { AdLine } from './ad-line';
+
+/**
+ * Deterministic demo data with a realistic shape: the same seed and count always give the same
+ * lines. Dates end at DEMO_END_DATE, so "today" (the latest last_seen_date) is that day.
+ */
+export const DEMO_END_DATE = '2026-11-15';
+export const DEMO_DAYS = 365;
+export const DEFAULT_SEED = 20_260_115;
+
+/** mulberry32: small, fast, good enough for demo data. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Sampler of indices 0..n-1 with weight 1/(i+1)^s (Zipf). */
+function zipf(n: number, s: number, random: () => number): () => number {
+  const cumulative = new Float64Array(n);
+  let sum = 0;
+  for (let i = 0; i < n; i++) cumulative[i] = sum += 1 / Math.pow(i + 1, s);
+  return () => {
+    const target = random() * sum;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cumulative[mid] ?? 0) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+const COUNTRIES = [
+  ['US', 'en'], ['GB', 'en'], ['DE', 'de'], ['FR', 'fr'], ['BR', 'pt'], ['IN', 'en'], ['ES', 'es'], ['IT', 'it'],
+  ['CA', 'en'], ['MX', 'es'], ['AU', 'en'], ['NL', 'nl'], ['PL', 'pl'], ['TR', 'tr'], ['JP', 'ja'], ['KR', 'ko'],
+  ['ID', 'id'], ['PH', 'en'], ['VN', 'vi'], ['TH', 'th'], ['AR', 'es'], ['CO', 'es'], ['CL', 'es'], ['PE', 'es'],
+  ['ZA', 'en'], ['NG', 'en'], ['EG', 'ar'], ['SA', 'ar'], ['AE', 'ar'], ['SE', 'sv'], ['NO', 'no'], ['DK', 'da'],
+  ['FI', 'fi'], ['BE', 'nl'], ['AT', 'de'], ['CH', 'de'], ['PT', 'pt'], ['IE', 'en'], ['CZ', 'cs'], ['RO', 'ro'],
+  ['HU', 'hu'], ['GR', 'el'], ['UA', 'uk'], ['KZ', 'ru'], ['IL', 'he'], ['MY', 'ms'], ['SG', 'en'], ['NZ', 'en'],
+  ['PK', 'ur'], ['BD', 'bn'], ['KE', 'en'], ['MA', 'ar'], ['DZ', 'ar'], ['EC', 'es'], ['UY', 'es'], ['BG', 'bg'],
+  ['RS', 'sr'], ['HR', 'hr'], ['SK', 'sk'], ['LT', 'lt'],
+] as const;
+
+const CATEGORIES = [
+  ...CONTRACT_CATEGORY_SLUGS,
+  'mobile_games', 'travel_and_hospitality', 'education_and_courses', 'beauty_and_cosmetics', 'fashion_and_apparel',
+  'food_and_delivery', 'automotive', 'real_estate', 'crypto_and_trading', 'insurance', 'software_and_saas',
+  'fitness_and_wellness', 'home_and_garden', 'entertainment_and_streaming', 'telecom', 'nutrition_and_supplements',
+  'pets', 'jobs_and_recruiting', 'events_and_tickets', 'nonprofit_and_charity',
+];
+
+const CATEGORY_WORDS: Record<string, string[]> = {
+  gambling_and_betting: ['casino', 'bonus', 'spins', 'jackpot', 'odds', 'bet'],
+  finance_and_banking: ['loan', 'credit', 'savings', 'bank', 'card', 'cashback'],
+  dating_and_relationships: ['dating', 'singles', 'match', 'love', 'chat'],
+  ecommerce_and_retail: ['sale', 'discount', 'shop', 'deal', 'shipping'],
+  healthcare_and_medical: ['clinic', 'doctor', 'health', 'therapy', 'care'],
+  crypto_and_trading: ['crypto', 'bitcoin', 'trading', 'exchange', 'wallet'],
+  mobile_games: ['game', 'play', 'level', 'quest', 'puzzle'],
+};
+const GENERIC_WORDS = ['new', 'best', 'today', 'free', 'offer', 'premium', 'fast', 'easy', 'top', 'exclusive', 'official'];
+const SYLLABLES = ['no', 'va', 'lux', 'zen', 'ka', 'tro', 'mi', 'ra', 'vel', 'qu', 'on', 'bit', 'sol', 'tek', 'ar', 'fin', 'ly', 'max'];
+const COMPANY_SUFFIXES = ['Ltd', 'Inc', 'Group', 'Media', 'Labs', 'Co', 'Digital', 'Partners'];
+const TLDS = ['com', 'com', 'com', 'net', 'io', 'co.uk', 'com.br', 'de', 'app', 'shop', 'com.au'];
+const SUBDOMAINS = ['', '', 'www', 'promo', 'shop', 'lp', 'go', 'offers.eu'];
+const FORMATS: CreativeFormat[] = ['image', 'image', 'video', 'video', 'carousel', 'text'];
+
+interface AdvertiserSeed {
+  id: string;
+  name: string;
+  platforms: Platform[];
+  accounts: Record<Platform, string>;
+  domains: string[];
+  categories: string[];
+  home: number;
+  creatives: { id: string; format: CreativeFormat; title: string }[];
+  app: AdLine['app'];
+}
+
+function capitalise(s: string) {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Yields `count` demo ad lines. */
+export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<AdLine> {
+  const random = prng(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const word = () => pick(SYLLABLES) + pick(SYLLABLES);
+
+  const country = zipf(COUNTRIES.length, 1.0, random);
+  const category = zipf(CATEGORIES.length, 0.8, random);
+  const advertiserCount = Math.max(40, Math.round(count / 40));
+  const webmasterCount = Math.max(10, Math.round(count / 500));
+  const advertiserOf = zipf(advertiserCount, 1.05, random);
+  const webmasterOf = zipf(webmasterCount, 0.9, random);
+  const advertisers: AdvertiserSeed[] = [];
+  const webmasters: { id: string; name: string; home: number }[] = [];
+
+  for (let w = 0; w < webmasterCount; w++) {
+    webmasters.push({ id: `wm_${(w + 1).toString().padStart(5, '0')}`, name: `${capitalise(word())} Affiliates`, home: country() });
+  }
+  const advertiser = (index: number): AdvertiserSeed => {
+    let a = advertisers[index];
+    if (a) return a;
+    const name = `${capitalise(word())} ${capitalise(word())} ${pick(COMPANY_SUFFIXES)}`;
+    const slug = name.toLowerCase().split(' ').slice(0, 2).join('');
+    const roll = random();
+    const platforms: Platform[] = roll < 0.55 ? ['facebook', 'tiktok'] : roll < 0.8 ? ['facebook'] : ['tiktok'];
+    const primary = category();
+    const categories = [CATEGORIES[primary] ?? 'ecommerce_and_retail'];
+    if (random() < 0.35) categories.push(CATEGORIES[category()] ?? 'ecommerce_and_retail');
+    const domains = [`${slug}.${pick(TLDS)}`];
+    if (random() < 0.3) domains.push(`${slug}-${word()}.${pick(TLDS)}`);
+    const isApp = random() < 0.12;
+    a = {
+      id: `adv_${(index + 1).toString().padStart(6, '0')}`,
+      name,
+      platforms,
+      accounts: {
+        facebook: String(100_000_000_000_000 + Math.floor(random() * 899_999_999_999_999)),
+        tiktok: String(7_000_000_000_000_000 + Math.floor(random() * 999_999_999_999_999)),
+      },
+      domains,
+      categories,
+      home: country(),
+      creatives: [],
+      app: isApp
+        ? {
+            id: `app_${(index + 1).toString().padStart(6, '0')}`,
+            name: `${capitalise(word())} ${pick(['Play', 'Go', 'Pro', 'Plus', 'Live'])}`,
+            store: random() < 0.5 ? 'app_store' : 'google_play',
+            bundle_id: `com.${slug}.${word()}`,
+          }
+        : null,
+    };
+    advertisers[index] = a;
+    return a;
+  };
+
+  for (let i = 0; i < count; i++) {
+    const adv = advertiser(advertiserOf());
+    const platform = pick(adv.platforms);
+    const categories = random() < 0.7 ? [adv.categories[0] ?? 'ecommerce_and_retail'] : [...new Set(adv.categories)];
+    const webmaster = random() < 0.6 ? (webmasters[webmasterOf()] ?? null) : null;
+
+    const countries = new Set<string>();
+    const home = webmaster && random() < 0.8 ? webmaster.home : random() < 0.6 ? adv.home : country();
+    countries.add(COUNTRIES[home]?.[0] ?? 'US');
+    const extra = random() < 0.5 ? 0 : Math.floor(random() * 4);
+    for (let c = 0; c < extra; c++) countries.add(COUNTRIES[country()]?.[0] ?? 'US');
+    const languages = new Set<string>();
+    for (const code of countries) languages.add(COUNTRIES.find(([c]) => c === code)?.[1] ?? 'en');
+
+    let creative = adv.creatives.length && random() < 0.65 ? pick(adv.creatives) : null;
+    const topic = CATEGORY_WORDS[categories[0] ?? ''] ?? GENERIC_WORDS;
+    if (!creative) {
+      const title = `${capitalise(pick(GENERIC_WORDS))} ${pick(topic)} ${pick(GENERIC_WORDS)} ${pick(topic)}`;
+      creative = { id: `cr_${(i + 1).toString().padStart(8, '0')}`, format: pick(FORMATS), title };
+      adv.creatives.push(creative);
+    }
+
+    // More ads start recently (the platform grows); lifetimes are mostly short with a long tail.
+    const age = Math.floor(Math.pow(random(), 1.4) * DEMO_DAYS);
+    const firstSeen = addDays(DEMO_END_DATE, -age);
+    const lifetime = Math.floor(-Math.log(1 - random()) * 18);
+    const days = Math.min(lifetime, age);
+    const lastSeen = addDays(firstSeen, days);
+    const activityDays = Math.max(1, Math.round((days + 1) * (0.5 + random() * 0.5)));
+    const host = [pick(SUBDOMAINS), pick(adv.domains)].filter(Boolean).join('.');
+    const app = adv.app && random() < 0.7 ? adv.app : null;
+    const mediaCount = creative.format === 'carousel' ? 2 + Math.floor(random() * 4) : creative.format === 'text' ? 0 : 1;
+    const impressions = Math.floor(Math.exp(6 + random() * 8) * (1 + days / 10));
+
+    yield {
+      id: `ad_${(i + 1).toString().padStart(9, '0')}`,
+      title: creative.title,
+      body: `${capitalise(pick(topic))} ${pick(GENERIC_WORDS)} from ${adv.name}: ${pick(GENERIC_WORDS)} ${pick(topic)} ${pick(topic)} in ${[...countries][0]}.`,
+      landing_url: `https://${host}/${pick(topic)}-${pick(GENERIC_WORDS)}?utm_source=${platform}`,
+      platform_name: platform,
+      advertiser: { id: adv.id, name: adv.name, account_id: adv.accounts[platform] },
+      webmaster: webmaster ? { id: webmaster.id, name: webmaster.name } : null,
+      status_today: lastSeen === DEMO_END_DATE ? 'active' : 'inactive',
+      first_seen_date: firstSeen,
+      last_seen_date: lastSeen,
+      activity_days_amount: activityDays,
+      countries: [...countries],
+      languages: [...languages],
+      categories,
+      creative: { id: creative.id, format: creative.format, title: creative.title },
+      media: Array.from({ length: mediaCount }, (_, m) => ({
+        type: creative.format === 'video' ? ('video' as const) : ('image' as const),
+        url: `https://cdn.example-media.net/${creative.id}/${m}.${creative.format === 'video' ? 'mp4' : 'jpg'}`,
+        width: 1080,
+        height: creative.format === 'video' ? 1920 : 1080,
+        duration_seconds: creative.format === 'video' ? 15 + (i % 30) : null,
+      })),
+      app,
+      impressions,
+      popularity: Math.round(Math.log10(impressions + 1) * 100 * (0.5 + random())) / 100,
+    };
+  }
+}
+
+/** Writes the demo lines as NDJSON. */
+export async function writeDemoNdjson(file: string, count: number, seed = DEFAULT_SEED): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const out = createWriteStream(file, { encoding: 'utf8' });
+  let chunk = '';
+  for (const line of generateDemoAds(count, seed)) {
+    chunk += `${JSON.stringify(line)}\n`;
+    if (chunk.length > 1_000_000) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+}

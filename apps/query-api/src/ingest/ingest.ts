@@ -1,0 +1,126 @@
+import { createReadStream, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { SingleBar } from 'cli-progress';
+import { fieldErrorsFrom } from '@adintel/contracts';
+import type { AdRecord, AdStoreWriter, RejectedRow } from '../store/ad-store.port';
+import { AdLine, toAdRecord } from './ad-line';
+
+export interface IngestSummary {
+  lines: number;
+  written: number;
+  rejected: number;
+  /** Rejections per reason, most frequent first. */
+  reasons: { reason: string; count: number }[];
+  /** The first rejected rows, with line numbers. */
+  samples: RejectedRow[];
+  seconds: number;
+  rowsPerSecond: number;
+}
+
+export interface IngestOptions {
+  batchSize?: number;
+  /** Draw a progress bar on stderr. */
+  progress?: boolean;
+}
+
+const SAMPLE_LIMIT = 20;
+
+/** Parses and validates one NDJSON line: the record, or why it was rejected. */
+export function parseAdLine(text: string, line: number): { record: AdRecord } | { rejected: RejectedRow } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { rejected: { line, id: null, reason: 'not valid JSON' } };
+  }
+  const parsed = AdLine.safeParse(raw);
+  if (!parsed.success) {
+    const id = typeof (raw as { id?: unknown })?.id === 'string' ? (raw as { id: string }).id : null;
+    const reason = fieldErrorsFrom(parsed.error)
+      .map((e) => `${e.field}: ${e.message}`)
+      .join('; ');
+    return { rejected: { line, id, reason } };
+  }
+  return { record: toAdRecord(parsed.data) };
+}
+
+/** Streams an NDJSON file into a store: validates each line, writes in batches, then finishes the store. */
+export async function ingestFile(file: string, writer: AdStoreWriter, options: IngestOptions = {}): Promise<IngestSummary> {
+  const batchSize = options.batchSize ?? 5_000;
+  const started = performance.now();
+  const bar = options.progress
+    ? new SingleBar({
+        format: 'ingest [{bar}] {percentage}% | {rows} rows | {rate} rows/s | {rejected} rejected',
+        stream: process.stderr,
+        hideCursor: true,
+      })
+    : null;
+  const totalBytes = statSync(file).size;
+  bar?.start(totalBytes, 0, { rows: 0, rate: 0, rejected: 0 });
+
+  const stream = createReadStream(file, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const reasons = new Map<string, number>();
+  const samples: RejectedRow[] = [];
+  let lineNo = 0;
+  let written = 0;
+  let rejected = 0;
+  let bytes = 0;
+  let batch: AdRecord[] = [];
+  const lineOf = new Map<string, number>();
+
+  const reject = (row: RejectedRow) => {
+    rejected++;
+    const key = row.reason.replace(/"[^"]*"/g, '"…"');
+    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    if (samples.length < SAMPLE_LIMIT) samples.push(row);
+  };
+  const flush = async () => {
+    if (!batch.length) return;
+    const result = await writer.write(batch);
+    written += result.written;
+    for (const row of result.rejected) reject({ ...row, line: row.line || (row.id ? (lineOf.get(row.id) ?? 0) : 0) });
+    batch = [];
+    lineOf.clear();
+    const seconds = (performance.now() - started) / 1000;
+    bar?.update(bytes, { rows: written, rate: Math.round(written / Math.max(seconds, 0.001)), rejected });
+  };
+
+  for await (const text of lines) {
+    lineNo++;
+    bytes += Buffer.byteLength(text) + 1;
+    if (!text.trim()) continue;
+    const parsed = parseAdLine(text, lineNo);
+    if ('rejected' in parsed) {
+      reject(parsed.rejected);
+      continue;
+    }
+    batch.push(parsed.record);
+    lineOf.set(parsed.record.id, lineNo);
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  await writer.finish();
+  bar?.update(totalBytes);
+  bar?.stop();
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    lines: lineNo,
+    written,
+    rejected,
+    reasons: [...reasons.entries()].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count })),
+    samples,
+    seconds,
+    rowsPerSecond: Math.round(written / Math.max(seconds, 0.001)),
+  };
+}
+
+export function formatSummary(summary: IngestSummary): string {
+  const lines = [
+    `ingested ${summary.written} ads from ${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${summary.rowsPerSecond} rows/s)`,
+    `rejected ${summary.rejected} rows`,
+    ...summary.reasons.slice(0, 10).map((r) => `  ${r.count} x ${r.reason}`),
+    ...summary.samples.slice(0, 5).map((s) => `  e.g. line ${s.line}${s.id ? ` (id ${s.id})` : ''}: ${s.reason}`),
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,24 @@
+import type { AppConfig } from '../config';
+import type { AdStore, AdStoreWriter } from './ad-store.port';
+import { ElasticsearchAdStore } from './elasticsearch/elasticsearch-ad-store';
+import { ElasticsearchAdStoreWriter } from './elasticsearch/elasticsearch-ad-store-writer';
+import { elasticsearchSettingsFrom } from './elasticsearch/es-client';
+import { SqliteStore, sqliteFileIn } from './sqlite/sqlite-store';
+import { SqliteWriter } from './sqlite/sqlite-writer';
+
+export type StoreConfig = Pick<
+  AppConfig,
+  'STORE_ENGINE' | 'DATA_DIR' | 'QUERY_WORKERS' | 'ES_URL' | 'ES_INDEX_PREFIX' | 'ES_REQUEST_TIMEOUT_MS'
+>;
+
+/** The reading side of the configured engine. */
+export function createAdStore(config: StoreConfig, options: { workerScript?: string } = {}): AdStore {
+  if (config.STORE_ENGINE === 'elasticsearch') return ElasticsearchAdStore.fromSettings(elasticsearchSettingsFrom(config));
+  return new SqliteStore({ file: sqliteFileIn(config.DATA_DIR), workers: config.QUERY_WORKERS, ...options });
+}
+
+/** The writing side of the configured engine (ingest and seed). */
+export function createAdStoreWriter(config: StoreConfig): AdStoreWriter {
+  if (config.STORE_ENGINE === 'elasticsearch') return ElasticsearchAdStoreWriter.fromSettings(elasticsearchSettingsFrom(config));
+  return new SqliteWriter(sqliteFileIn(config.DATA_DIR));
+}
