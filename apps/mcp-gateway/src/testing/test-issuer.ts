@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 
@@ -32,19 +32,21 @@ export class TestIssuer {
   ) {}
 
   static async start(issuer: string): Promise<TestIssuer> {
-    let issuerRef: TestIssuer | undefined;
-    const server = createServer((req, res) => {
-      if (!issuerRef?.up || req.url !== '/oauth2/jwks') {
-        res.writeHead(issuerRef?.up ? 404 : 503).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/jwk-set+json' });
-      res.end(JSON.stringify({ keys: issuerRef.keys.map((k) => k.publicJwk) }));
-    });
+    const server = createServer();
+    const testIssuer = new TestIssuer(server, issuer, `${issuer}/mcp`);
+    server.on('request', (req, res) => testIssuer.serve(req.url, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    issuerRef = new TestIssuer(server, issuer, `${issuer}/mcp`);
-    await issuerRef.addKey('key-1');
-    return issuerRef;
+    await testIssuer.addKey('key-1');
+    return testIssuer;
+  }
+
+  private serve(url: string | undefined, res: ServerResponse) {
+    if (!this.up || url !== '/oauth2/jwks') {
+      res.writeHead(this.up ? 404 : 503).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json' });
+    res.end(JSON.stringify({ keys: this.keys.map((k) => k.publicJwk) }));
   }
 
   get jwksUrl(): string {
