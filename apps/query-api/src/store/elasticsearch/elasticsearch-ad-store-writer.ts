@@ -154,8 +154,10 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
       throw new Error(`${rejected.length} ${kind} rollup records were refused, e.g. ${rejected[0]?.id}: ${rejected[0]?.reason}`);
     }
     const alias = this.names.entity(kind);
-    const previous = await this.call('get alias', () => this.client.indices.getAlias({ name: alias, ...TOLERANT }));
-    const old = Object.keys(previous).filter((index) => index !== target);
+    // The first rebuild finds no alias: 404 is expected, and only generation index names are kept.
+    const previous = await this.call('get alias', () => this.client.indices.getAlias({ name: alias }, { ignore: [404] }));
+    const generationPrefix = this.names.entityGeneration(kind, '');
+    const old = Object.keys(previous).filter((index) => index.startsWith(generationPrefix) && index !== target);
     await this.call('swap alias', () =>
       this.client.indices.updateAliases({
         actions: [

@@ -70,10 +70,10 @@ describe('ElasticsearchAdStore over the mock transport', () => {
 
   it('counts with track_total_hits and reports gte as an estimate', async () => {
     mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
-      expect(params.body).toMatchObject({ size: 0, track_total_hits: 10_000 });
-      return { hits: { total: { value: 10_000, relation: 'gte' }, hits: [] } };
+      expect(params.body).toMatchObject({ size: 0, track_total_hits: 10_001 });
+      return { hits: { total: { value: 10_001, relation: 'gte' }, hits: [] } };
     });
-    await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_000, estimated: true });
+    await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_001, estimated: true });
   });
 
   it('gets one ad with media and the merged advertiser\'s platforms', async () => {
@@ -278,6 +278,58 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
         reason: 'Elasticsearch refused the ad (400) mapper_parsing_exception: failed to parse field [impressions]',
       },
     ]);
+  });
+
+  it('finish() rebuilds each rollup into a new generation and swaps its alias', async () => {
+    mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
+    mock.add({ method: ['GET', 'POST'], path: '/:index/_refresh' }, () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
+    const created: string[] = [];
+    mock.add({ method: 'PUT', path: '/:index' }, (params) => {
+      created.push(String(params.path).slice(1));
+      return { acknowledged: true };
+    });
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
+      const composite = (params.body as { aggs: { entities: { composite: { after?: unknown } } } }).aggs.entities.composite;
+      const buckets = composite.after ? [] : [{ key: { key: 'e1' }, doc_count: 2 }];
+      return { hits: { hits: [] }, aggregations: { entities: { after_key: { key: 'e1' }, buckets } } };
+    });
+    const indexed: unknown[] = [];
+    mock.add({ method: 'POST', path: '/_bulk' }, (params) => {
+      const lines = params.body as unknown as { index?: { _index: string; _id: string } }[];
+      const items = lines.filter((l) => l.index).map((l) => ({ index: { ...l.index, status: 201 } }));
+      indexed.push(...lines.filter((l) => !l.index));
+      return { took: 1, errors: false, items };
+    });
+    // First generation of adi-advertisers: no alias yet (404); the others had an earlier generation.
+    mock.add({ method: 'GET', path: '/_alias/:name' }, (params) =>
+      String(params.path).endsWith('adi-advertisers')
+        ? responseError(404, 'aliases_not_found_exception')
+        : { [`${String(params.path).split('/').pop()}-20250101000000000`]: { aliases: {} } },
+    );
+    const swaps: unknown[] = [];
+    mock.add({ method: 'POST', path: '/_aliases' }, (params) => {
+      swaps.push(params.body);
+      return { acknowledged: true };
+    });
+
+    await new ElasticsearchAdStoreWriter(client, 'adi').finish();
+
+    expect(created.map((name) => name.replace(/\d+$/, 'N'))).toEqual([
+      'adi-advertisers-N',
+      'adi-webmasters-N',
+      'adi-creatives-N',
+      'adi-domains-N',
+      'adi-apps-N',
+    ]);
+    expect(indexed).toHaveLength(5);
+    expect(indexed[0]).toMatchObject({ id: 'e1', ads_total: 2, record: { id: 'e1', ads_total: 2 } });
+    expect(swaps[0]).toEqual({ actions: [{ add: { index: created[0], alias: 'adi-advertisers' } }] });
+    expect(swaps[1]).toEqual({
+      actions: [
+        { add: { index: created[1], alias: 'adi-webmasters' } },
+        { remove_index: { index: 'adi-webmasters-20250101000000000' } },
+      ],
+    });
   });
 
   it('counts the stored ads on the read alias, an empty store included', async () => {

@@ -111,7 +111,7 @@ export class ElasticsearchAdStore implements AdStore {
   }
 
   async countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult> {
-    return countFrom(await this.search('countAds', countAdsRequest(this.names.ads, filter, exactUpTo)));
+    return countFrom(await this.search('countAds', countAdsRequest(this.names.ads, filter, exactUpTo)), exactUpTo);
   }
 
   async getAd(id: string): Promise<AdDetail | null> {

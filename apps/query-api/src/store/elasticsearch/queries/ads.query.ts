@@ -67,16 +67,20 @@ export function adsPageFrom(response: estypes.SearchResponse<Partial<AdDocument>
   };
 }
 
-/** `track_total_hits: N` counts exactly up to N; relation `gte` then means "at least N" (an estimate). */
+/**
+ * `track_total_hits` counts exactly up to its bound, then stops (relation `gte`). The bound is one above
+ * `exactUpTo`, so exactly `exactUpTo` matches still read as exact, and anything above it is an estimate,
+ * whatever relation the cluster reports at the bound itself.
+ */
 export function countAdsRequest(index: string, filter: AdFilter, exactUpTo: number): estypes.SearchRequest {
-  return { index, ...TOLERATE_NO_INDEX, query: adFilterQuery(filter), size: 0, track_total_hits: exactUpTo };
+  return { index, ...TOLERATE_NO_INDEX, query: adFilterQuery(filter), size: 0, track_total_hits: exactUpTo + 1 };
 }
 
-export function countFrom(response: estypes.SearchResponse): CountResult {
+export function countFrom(response: estypes.SearchResponse, exactUpTo: number): CountResult {
   const total = response.hits.total;
-  if (total === undefined) return { total: 0, estimated: false };
-  if (typeof total === 'number') return { total, estimated: false };
-  return { total: total.value, estimated: total.relation === 'gte' };
+  const value = total === undefined ? 0 : typeof total === 'number' ? total : total.value;
+  const atLeast = typeof total === 'object' && total.relation === 'gte';
+  return { total: value, estimated: atLeast || value > exactUpTo };
 }
 
 /** The ad with this id, with what get_ad adds (media, names). Searched on the alias: the month is unknown. */

@@ -181,23 +181,20 @@ describe('search_ads', () => {
 });
 
 describe('count_ads', () => {
-  it('counts exactly up to the bound', () => {
+  it('counts exactly up to the bound (tracking one more to tell "exactly N" from "more")', () => {
     expect(countAdsRequest(ADS, { country: 'US' }, 10_000)).toMatchObject({
       size: 0,
-      track_total_hits: 10_000,
+      track_total_hits: 10_001,
       query: { bool: { filter: [{ term: { countries: 'US' } }] } },
     });
   });
 
-  it('reads relation gte as an estimate', () => {
-    expect(countFrom(response({ hits: { total: { value: 10_000, relation: 'gte' }, hits: [] } }))).toEqual({
-      total: 10_000,
-      estimated: true,
-    });
-    expect(countFrom(response({ hits: { total: { value: 42, relation: 'eq' }, hits: [] } }))).toEqual({
-      total: 42,
-      estimated: false,
-    });
+  it('reads relation gte, or more than the bound, as an estimate', () => {
+    const count = (value: number, relation: 'eq' | 'gte') => countFrom(response({ hits: { total: { value, relation }, hits: [] } }), 10_000);
+    expect(count(10_001, 'gte')).toEqual({ total: 10_001, estimated: true });
+    expect(count(10_001, 'eq')).toEqual({ total: 10_001, estimated: true });
+    expect(count(10_000, 'eq')).toEqual({ total: 10_000, estimated: false });
+    expect(count(42, 'eq')).toEqual({ total: 42, estimated: false });
   });
 });
 
