@@ -1,4 +1,5 @@
 export * from './redis-connection';
+export * from './channels';
 export * from './service-error';
 export * from './service-client';
 export * from './transport-server';

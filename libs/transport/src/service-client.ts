@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { ClientRedis } from '@nestjs/microservices';
 import { Redis } from 'ioredis';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
 import type { MessageDefinition, RequestOf, ResponseOf } from '@adintel/contracts';
 import { currentRequestId } from '@adintel/observability';
 import { RECONNECT, redisConnectionOptions } from './redis-connection';
+import { channelNamespace, NamespacedClientRedis } from './channels';
 import { ServiceError } from './service-error';
 import { REQUEST_ID_METADATA } from './transport-server';
 
@@ -23,14 +23,16 @@ const LISTENER_CACHE_MS = 1_000;
  */
 export class ServiceClient {
   private readonly logger: Logger;
-  private readonly client: ClientRedis;
+  private readonly client: NamespacedClientRedis;
+  private readonly namespace: string;
   private readonly probe: Redis;
   private readonly listeners = new Map<string, { count: number; at: number }>();
 
   constructor(private readonly options: ServiceClientOptions) {
     this.logger = new Logger(`ServiceClient:${options.service}`);
     const connection = { ...redisConnectionOptions(options.redisUrl), ...RECONNECT };
-    this.client = new ClientRedis(connection);
+    this.namespace = channelNamespace(options.redisUrl);
+    this.client = new NamespacedClientRedis(connection, this.namespace);
     this.client.setOnDispatchHook((packet) => {
       const requestId = currentRequestId();
       if (requestId) packet.metadata = { ...packet.metadata, [REQUEST_ID_METADATA]: requestId };
@@ -72,7 +74,7 @@ export class ServiceClient {
       let count: number;
       try {
         if (this.probe.status === 'wait' || this.probe.status === 'end') await this.probe.connect();
-        const reply = (await this.probe.pubsub('NUMSUB', pattern)) as [string, number];
+        const reply = (await this.probe.pubsub('NUMSUB', `${this.namespace}${pattern}`)) as [string, number];
         count = Number(reply[1]);
       } catch {
         throw ServiceError.of('unavailable', 'the message broker does not answer', { retry_after_seconds: 5 });

@@ -1,6 +1,7 @@
-import { ServerRedis, type CustomStrategy, type RedisContext } from '@nestjs/microservices';
+import type { CustomStrategy, RedisContext } from '@nestjs/microservices';
 import { runWithRequestId, requestIdFrom } from '@adintel/observability';
 import { RECONNECT, redisConnectionOptions } from './redis-connection';
+import { channelNamespace, NamespacedServerRedis } from './channels';
 
 export const REQUEST_ID_METADATA = 'request_id';
 
@@ -9,7 +10,7 @@ export const REQUEST_ID_METADATA = 'request_id';
  * taken from the packet metadata, so its logs and onward messages carry it.
  */
 export function createTransportServer(redisUrl: string): CustomStrategy {
-  const server = new ServerRedis({ ...redisConnectionOptions(redisUrl), ...RECONNECT });
+  const server = new NamespacedServerRedis({ ...redisConnectionOptions(redisUrl), ...RECONNECT }, channelNamespace(redisUrl));
   server.setOnProcessingStartHook((_transport, context, done) => {
     const metadata = (context as RedisContext).getMetadata?.();
     runWithRequestId(requestIdFrom(metadata?.[REQUEST_ID_METADATA]), () => void done());

@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { defineMessage } from '@adintel/contracts';
 import { currentRequestId, runWithRequestId } from '@adintel/observability';
 import { z } from 'zod';
-import { createTransportServer, HandleMessage, RpcErrorFilter, ServiceClient, ServiceError } from './index';
+import { channelNamespace, createTransportServer, HandleMessage, RpcErrorFilter, ServiceClient, ServiceError } from './index';
 
 // A real Redis on REDIS_URL (npm test makes sure one runs); each run uses its own patterns.
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -92,5 +92,33 @@ describe('the transport over a real Redis', () => {
 
   it('refuses a reply that breaks its contract', async () => {
     await expect(client.send(Lying, {})).rejects.toMatchObject({ code: 'internal' });
+  });
+
+  it('keeps each Redis database a separate environment: a service on db 0 does not hear db 5', async () => {
+    expect(channelNamespace('redis://127.0.0.1:6379')).toBe('');
+    expect(channelNamespace('redis://127.0.0.1:6379/5')).toBe('db5:');
+    const otherDb = new ServiceClient({ service: 'test', redisUrl: `${REDIS_URL.replace(/\/\d+$/, '')}/5`, timeoutMs: 300 });
+    try {
+      await expect(otherDb.send(Echo, { text: 'hi' })).rejects.toMatchObject({ code: 'unavailable' });
+    } finally {
+      await otherDb.close();
+    }
+  });
+});
+
+describe('the transport on a non-zero database', () => {
+  it('round-trips with namespaced channels', async () => {
+    const url = `${REDIS_URL.replace(/\/\d+$/, '')}/6`;
+    const module = await Test.createTestingModule({ controllers: [TestHandlers] }).compile();
+    const server = module.createNestMicroservice(createTransportServer(url));
+    server.useLogger(false);
+    await server.listen();
+    const client = new ServiceClient({ service: 'test', redisUrl: url, timeoutMs: 1_000 });
+    try {
+      await expect(client.send(Echo, { text: 'db6' })).resolves.toMatchObject({ text: 'db6' });
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
