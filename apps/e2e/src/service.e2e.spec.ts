@@ -1,0 +1,242 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { importJWK, SignJWT } from 'jose';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { WORKSPACE_ROOT } from '@adintel/testing';
+import { TOOLS } from '@adintel/tool-catalogue';
+import { callTool, CONTRACT_REGISTRATION, getJson, newAgentToken, register, requestToken } from './agent';
+import { startStack, type Stack } from './stack';
+import { argumentsFor, restPathFor, type SeedIds } from './tool-arguments';
+
+const TRIAL = 500;
+
+describe('the service end to end (four apps as real processes, real Redis, seeded SQLite)', () => {
+  let stack: Stack;
+  let base: string;
+  let ids: SeedIds;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    base = stack.baseUrl;
+    ids = await findSeedIds();
+  }, 180_000);
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+
+  async function findSeedIds(): Promise<SeedIds> {
+    const { token } = await newAgentToken(base);
+    const { body } = await getJson(base, token, '/api/v1/ads?limit=100');
+    const ads = body['data'] as { id: string; advertiser_id: string; webmaster_id: string | null; creative_id: string; app_id: string | null; landing_domain: string }[];
+    const apps = (await getJson(base, token, '/api/v1/apps?limit=1')).body['data'] as { id: string }[];
+    const webmasters = (await getJson(base, token, '/api/v1/webmasters?limit=1')).body['data'] as { id: string }[];
+    return {
+      adId: ads[0].id,
+      advertiserId: ads[0].advertiser_id,
+      creativeId: ads[0].creative_id,
+      domain: ads[0].landing_domain,
+      webmasterId: ads.find((ad) => ad.webmaster_id)?.webmaster_id ?? webmasters[0].id,
+      appId: ads.find((ad) => ad.app_id)?.app_id ?? apps[0].id,
+    };
+  }
+
+  it('works as the contract writes it: register -> token with audience -> tools/call search_ads -> get_usage shows the charge', async () => {
+    const client = await register(base, CONTRACT_REGISTRATION);
+    expect(client).toEqual(expect.objectContaining({ client_id: expect.any(String), client_secret: expect.any(String) }));
+    const token = await requestToken(base, client, { grant_type: 'client_credentials', scope: 'mcp:read', audience: `${base}/mcp` });
+    expect(token.status).toBe(200);
+    const accessToken = String(token.body['access_token']);
+
+    const catalog = await callTool(base, accessToken, 'get_catalog');
+    const country = (catalog.body.result?.structuredContent?.['countries'] as { value: string }[])[0].value;
+    const search = await callTool(base, accessToken, 'search_ads', { country, limit: 5 });
+    expect(search.status).toBe(200);
+    const result = search.body.result;
+    expect(result?.isError).toBeFalsy();
+    const page = result?.structuredContent as { data: { countries: string[] }[]; pagination: { total: number } };
+    expect(page.data).toHaveLength(5);
+    for (const ad of page.data) expect(ad.countries).toContain(country);
+    expect(JSON.parse(result?.content[0].text ?? '{}')).toEqual(page);
+    expect(result?._meta).toMatchObject({ tokens_charged: 5, tokens_remaining: TRIAL - 5 });
+
+    const usage = await callTool(base, accessToken, 'get_usage');
+    expect(usage.body.result?.structuredContent).toMatchObject({ plan: 'trial', pool: 'agent', used: 5, remaining: TRIAL - 5 });
+  });
+
+  it('pages GET /api/v1/ads with cursor, without overlap', async () => {
+    const { token } = await newAgentToken(base);
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    for (let page = 0; page < 4; page++) {
+      const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const { res, body } = await getJson(base, token, `/api/v1/ads?limit=25${query}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-tokens-charged')).toBe('25');
+      const data = body['data'] as { id: string }[];
+      expect(data).toHaveLength(25);
+      for (const ad of data) {
+        expect(seen.has(ad.id)).toBe(false);
+        seen.add(ad.id);
+      }
+      const pagination = body['pagination'] as { next_cursor: string | null; has_more: boolean };
+      expect(pagination.has_more).toBe(true);
+      cursor = pagination.next_cursor;
+    }
+    expect(seen.size).toBe(100);
+    const forged = await getJson(base, token, `/api/v1/ads?limit=25&cursor=${encodeURIComponent(`${cursor}x`)}`);
+    expect(forged.res.status).toBe(400);
+    expect(forged.body['errors']).toEqual([expect.objectContaining({ field: 'cursor' })]);
+  });
+
+  it('answers every tool on both surfaces with the same JSON', async () => {
+    const { token } = await newAgentToken(base);
+    for (const tool of TOOLS) {
+      const args = argumentsFor(tool, ids);
+      const rest = await getJson(base, token, restPathFor(tool, args));
+      const mcp = await callTool(base, token, tool.name, args);
+      expect([tool.name, rest.res.status]).toEqual([tool.name, 200]);
+      expect([tool.name, mcp.body.result?.isError ?? false]).toEqual([tool.name, false]);
+      if (tool.name === 'list_usage_events') continue; // the REST call itself adds a ledger entry before the MCP one
+      expect([tool.name, mcp.body.result?.structuredContent]).toEqual([tool.name, rest.body]);
+    }
+  });
+
+  it('cuts a trial agent off at exactly 500 tokens with an actionable 402, and get_usage still answers', async () => {
+    const { token } = await newAgentToken(base);
+    let charged = 0;
+    for (let i = 0; i < 5; i++) {
+      const { res } = await getJson(base, token, '/api/v1/ads?limit=90');
+      expect(res.status).toBe(200);
+      charged += Number(res.headers.get('x-tokens-charged'));
+    }
+    expect(charged).toBe(450);
+    const short = await getJson(base, token, '/api/v1/ads?limit=90');
+    expect(short.res.status).toBe(402);
+    expect(short.res.headers.get('content-type')).toContain('application/problem+json');
+    expect(short.body).toMatchObject({ status: 402, needed: 90, remaining: 50, max_affordable_limit: 50 });
+    expect(short.body['detail']).toContain('limit=50');
+
+    const last = await getJson(base, token, `/api/v1/ads?limit=${short.body['max_affordable_limit']}`);
+    expect(last.res.status).toBe(200);
+    expect(last.res.headers.get('x-tokens-remaining')).toBe('0');
+
+    const mcp = await callTool(base, token, 'search_ads', { limit: 1 });
+    expect(mcp.body.result?.isError).toBe(true);
+    expect(JSON.parse(mcp.body.result?.content[0].text ?? '{}')).toMatchObject({ status: 402, needed: 1, remaining: 0, max_affordable_limit: 0 });
+
+    const usage = await getJson(base, token, '/api/v1/usage');
+    expect(usage.res.status).toBe(200);
+    expect(usage.body).toMatchObject({ used: TRIAL, remaining: 0 });
+    expect((await callTool(base, token, 'get_usage')).body.result?.structuredContent).toMatchObject({ used: TRIAL, remaining: 0 });
+  });
+
+  it('serves the real SDK client with ClientCredentialsProvider: connects, lists 20 tools and calls them', async () => {
+    const registered = await register(base, { ...CONTRACT_REGISTRATION, client_name: 'sdk agent' });
+    const provider = new ClientCredentialsProvider({ clientId: registered.client_id, clientSecret: registered.client_secret, scope: 'mcp:read' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+    const client = new Client({ name: 'e2e-sdk-client', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()).toMatchObject({ version: '1.0.0' });
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(20);
+      for (const tool of TOOLS) {
+        // The SDK checks structuredContent against each tool's outputSchema.
+        const result = (await client.callTool({ name: tool.name, arguments: argumentsFor(tool, ids) })) as CallToolResult;
+        expect([tool.name, result.isError ?? false]).toEqual([tool.name, false]);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is listed by the MCP Inspector CLI', async () => {
+    const { token } = await newAgentToken(base);
+    // The CLI's launcher spawns whatever `node` is on PATH; run its entry point with this Node (>= 22.19 needed).
+    const cli = join(WORKSPACE_ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [cli, `${base}/mcp`, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${token}`],
+      { timeout: 30_000 },
+    );
+    const listed = JSON.parse(stdout) as { tools: { name: string }[] };
+    expect(listed.tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+  });
+
+  describe('refuses bad tokens with the right status and challenge', () => {
+    const metadata = () => `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`;
+
+    async function craft(claims: Record<string, unknown>, header: Record<string, unknown> = {}) {
+      const key = await importJWK(stack.signingKey, 'ES256');
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ iss: base, aud: `${base}/mcp`, sub: 'crafted-agent', scope: 'mcp:read', iat: now - 60, exp: now + 600, ...claims })
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: stack.signingKey.kid, ...header })
+        .sign(key);
+    }
+
+    async function expectRefusal(token: string | undefined, status: number, error?: string) {
+      for (const surface of ['rest', 'mcp'] as const) {
+        const res =
+          surface === 'rest'
+            ? (await getJson(base, token, '/api/v1/ads/count')).res
+            : await fetch(`${base}/mcp`, {
+                method: 'POST',
+                headers: {
+                  ...(token ? { authorization: `Bearer ${token}` } : {}),
+                  'content-type': 'application/json',
+                  accept: 'application/json, text/event-stream',
+                },
+                body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+              });
+        const challenge = res.headers.get('www-authenticate') ?? '';
+        expect([surface, res.status]).toEqual([surface, status]);
+        expect(challenge).toContain(metadata());
+        if (error) expect(challenge).toContain(`error="${error}"`);
+      }
+    }
+
+    it('accepts the crafted baseline, so each refusal below is caused by its one defect', async () => {
+      expect((await getJson(base, await craft({}), '/api/v1/ads/count')).res.status).toBe(200);
+    });
+
+    it('missing: 401 with the resource metadata challenge', async () => {
+      await expectRefusal(undefined, 401);
+    });
+
+    it('forged: 401 invalid_token', async () => {
+      const genuine = (await newAgentToken(base)).token;
+      const [head, payload] = genuine.split('.');
+      const tampered = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      tampered.sub = 'someone-else';
+      await expectRefusal(`${head}.${Buffer.from(JSON.stringify(tampered)).toString('base64url')}.${genuine.split('.')[2]}`, 401, 'invalid_token');
+    });
+
+    it('expired: 401 invalid_token', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      await expectRefusal(await craft({ exp: now - 120, iat: now - 3720 }), 401, 'invalid_token');
+    });
+
+    it('alg=none: 401 invalid_token', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const unsigned = `${part({ alg: 'none', typ: 'at+jwt' })}.${part({ iss: base, aud: `${base}/mcp`, sub: 'x', scope: 'mcp:read', exp: now + 600 })}.`;
+      await expectRefusal(unsigned, 401, 'invalid_token');
+    });
+
+    it('foreign audience: refused by the auth server (invalid_target) and, if crafted, by the gateway (401)', async () => {
+      const client = await register(base);
+      const refused = await requestToken(base, client, { grant_type: 'client_credentials', scope: 'mcp:read', audience: 'https://other.example/mcp' });
+      expect(refused.status).toBe(400);
+      expect(refused.body['error']).toBe('invalid_target');
+      await expectRefusal(await craft({ aud: 'https://other.example/mcp' }), 401, 'invalid_token');
+    });
+
+    it('wrong scope: 403 insufficient_scope', async () => {
+      await expectRefusal(await craft({ scope: 'openid' }), 403, 'insufficient_scope');
+    });
+  });
+});

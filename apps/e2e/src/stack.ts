@@ -1,0 +1,142 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort, startApp, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
+
+export interface Stack {
+  /** The one public origin (the dev front door, routed like the ingress). */
+  readonly baseUrl: string;
+  readonly apps: Record<'auth-server' | 'metering' | 'query-api' | 'mcp-gateway', AppProcess>;
+  /** The auth server's signing key (given to it through AUTH_JWKS), for crafting tokens it would never issue. */
+  readonly signingKey: JsonWebKey & { kid: string };
+  stop(): Promise<void>;
+}
+
+export const SEEDED_ADS = 3_000;
+
+/**
+ * The whole service as real processes: a private redis-server (Redis PUB/SUB ignores db numbers, so a
+ * shared server would let other suites' processes answer our messages), query-api on a small seeded
+ * SQLite store, metering, auth-server, mcp-gateway, and the front door that gives them one origin.
+ */
+export async function startStack(): Promise<Stack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'adintel-e2e-'));
+  const cleanups: (() => Promise<unknown> | void)[] = [() => rmSync(dataDir, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
+  try {
+    const redisUrl = await startRedis(cleanups);
+    const frontPort = await freePort();
+    const baseUrl = `http://127.0.0.1:${frontPort}`;
+    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'warn' };
+    const queryEnv = { ...common, DATA_DIR: join(dataDir, 'query'), QUERY_WORKERS: '1' };
+
+    await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(SEEDED_ADS)], queryEnv);
+    const [queryApi, metering] = await Promise.all([
+      startApp({ name: 'query-api', env: queryEnv }),
+      startApp({ name: 'metering', env: common }),
+    ]);
+    cleanups.push(() => queryApi.stop(), () => metering.stop());
+    const signingKey = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'e2e-key', alg: 'ES256', use: 'sig' };
+    const authServer = await startApp({
+      name: 'auth-server',
+      env: {
+        ...common,
+        DATA_DIR: join(dataDir, 'auth'),
+        AUTH_JWKS: JSON.stringify({ keys: [signingKey] }),
+        REGISTRATION_LIMIT_PER_HOUR: '1000',
+      },
+    });
+    cleanups.push(() => authServer.stop());
+    const gateway = await startApp({
+      name: 'mcp-gateway',
+      readyPath: '/readyz',
+      env: {
+        ...common,
+        AUTH_JWKS_URL: `${authServer.url}/oauth2/jwks`,
+        RATE_LIMIT_PER_MINUTE: '6000',
+        RATE_LIMIT_BURST: '1000',
+      },
+    });
+    cleanups.push(() => gateway.stop());
+    const frontDoor = await startFrontDoor(frontPort, {
+      'auth-server': authServer.url,
+      'mcp-gateway': gateway.url,
+      'query-api': queryApi.url,
+      metering: metering.url,
+    });
+    cleanups.push(() => stopChild(frontDoor));
+    return {
+      baseUrl,
+      apps: { 'auth-server': authServer, metering, 'query-api': queryApi, 'mcp-gateway': gateway },
+      signingKey,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startRedis(cleanups: (() => Promise<unknown> | void)[]): Promise<string> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const spawnFailed = new Promise<'missing'>((resolve) => child.once('error', () => resolve('missing')));
+  cleanups.push(() => stopChild(child));
+  const url = `redis://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const outcome = await Promise.race([probe.connect().then(() => probe.ping()).catch(() => 'down'), spawnFailed]);
+    probe.disconnect();
+    if (outcome === 'PONG') return url;
+    // No redis-server binary here: fall back to the shared server, on the gateway e2e's own db.
+    if (outcome === 'missing') return 'redis://127.0.0.1:6379/3';
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('redis-server did not start');
+}
+
+/** The same front door `npm start` runs (tools/dev-stack), as its own process. */
+async function startFrontDoor(port: number, upstreams: Record<string, string>): Promise<ChildProcess> {
+  const frontDoor = join(WORKSPACE_ROOT, 'tools/dev-stack/front-door.mjs');
+  const script =
+    `import { createFrontDoor } from ${JSON.stringify(frontDoor)};` +
+    `createFrontDoor(JSON.parse(process.env.UPSTREAMS)).listen(Number(process.env.PORT), '127.0.0.1');`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, UPSTREAMS: JSON.stringify(upstreams), PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error('the front door exited');
+    const ok = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('the front door did not answer');
+}
+
+function run(name: string, args: string[], env: Record<string, string>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const output: string[] = [];
+    const child = spawn(process.execPath, args, { cwd: WORKSPACE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${name} exited ${code}:\n${output.join('')}`))));
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
