@@ -34,6 +34,8 @@ export const appConfigSchema = z.object({
     .describe('reverse proxies in front of the app whose X-Forwarded-For entries are trusted (client IP for rate limits)'),
   REGISTRATION_LIMIT_PER_HOUR: positiveInt(20).describe('client registrations accepted per client IP per hour'),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600).describe('lifetime of access tokens'),
+  LOGIN_MAX_FAILURES: positiveInt(10).describe('failed sign-ins per account email before sign-in pauses'),
+  LOGIN_LOCK_SECONDS: positiveInt(900).describe('how long failed sign-ins are counted, and the pause after too many'),
   ACCOUNT_SESSION_TTL_SECONDS: positiveInt(8 * 3600).describe('lifetime of an owner session on the account page'),
 });
 

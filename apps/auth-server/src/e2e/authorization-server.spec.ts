@@ -25,7 +25,7 @@ describe('auth-server (built app, real Redis)', () => {
   let mcp: string;
 
   beforeAll(async () => {
-    env = await authServerEnv({ REGISTRATION_LIMIT_PER_HOUR: '3' });
+    env = await authServerEnv({ REGISTRATION_LIMIT_PER_HOUR: '3', LOGIN_MAX_FAILURES: '3' });
     app = await startAuthServer(env);
     base = env.PUBLIC_BASE_URL;
     mcp = `${base}/mcp`;
@@ -166,6 +166,24 @@ describe('auth-server (built app, real Redis)', () => {
 
     const authorizeUrl = (extra: Record<string, string>) =>
       `${base}/oauth2/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:read', state: 'st4te', resource: mcp, ...extra })}`;
+
+    it('pauses sign-in for an email after too many failures: 429 with Retry-After, even with the right password', async () => {
+      const guarded = `guarded-${Date.now()}@example.com`;
+      await createOwner(env, guarded, password);
+      const jar = new CookieJar();
+      const { challenge } = pkcePair();
+      let res = await jar.fetch(authorizeUrl({ code_challenge: challenge, code_challenge_method: 'S256' }));
+      const interaction = new URL(res.headers.get('location') ?? '', base).href;
+      const csrf = hiddenCsrf(await (await jar.fetch(interaction)).text());
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        res = await jar.fetch(`${interaction}/login`, form({ email: guarded, password: `wrong ${attempt}`, csrf }));
+        expect(res.status).toBe(401);
+      }
+      res = await jar.fetch(`${interaction}/login`, form({ email: guarded, password, csrf }));
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await res.text()).toContain('Too many failed sign-ins');
+    });
 
     it('signs the owner in, asks consent, exchanges the code and refreshes', async () => {
       const jar = new CookieJar();

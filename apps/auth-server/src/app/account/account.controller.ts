@@ -8,7 +8,8 @@ import type { KeyMaterial } from '../keys/key-material';
 import { KEY_MATERIAL } from '../oidc/oidc.module';
 import type { OwnerRecord } from '../owners/owners.repository';
 import { FormTokens, fromOurOrigin } from '../web/form-tokens';
-import { PAGE_HEADERS } from '../web/html';
+import { formString as str, sendPage as send, throttledMessage } from '../web/html';
+import { LoginThrottledError } from '../owners/login-throttle';
 import { accountLoginPage, accountPage, accountUnavailablePage, NOTICES } from './account-pages';
 import { AccountActionError, AccountService } from './account.service';
 
@@ -17,7 +18,6 @@ const SESSION_COOKIE = 'account_session';
 const LOGIN_COOKIE = 'account_login';
 
 type FormBody = Record<string, unknown>;
-const str = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
 
 @Controller('account')
 export class AccountController {
@@ -53,7 +53,15 @@ export class AccountController {
       return send(res, HttpStatus.FORBIDDEN, accountLoginPage(this.issueLoginToken(res), { error: 'The form expired. Sign in again.' }));
     }
     const email = str(body['email'], 254);
-    const sessionId = await this.accounts.signIn(email, str(body['password'], 1024));
+    let sessionId: string | undefined;
+    try {
+      sessionId = await this.accounts.signIn(email, str(body['password'], 1024));
+    } catch (error) {
+      if (!(error instanceof LoginThrottledError)) throw error;
+      res.set('Retry-After', String(error.retryAfterSeconds));
+      const page = accountLoginPage(this.issueLoginToken(res), { email, error: throttledMessage(error.retryAfterSeconds) });
+      return send(res, HttpStatus.TOO_MANY_REQUESTS, page);
+    }
     if (!sessionId) {
       return send(res, HttpStatus.UNAUTHORIZED, accountLoginPage(this.issueLoginToken(res), { email, error: 'Wrong email or password.' }));
     }
@@ -136,8 +144,4 @@ function cookie(req: Request, name: string): string | undefined {
     if (key === name) return decodeURIComponent(rest.join('='));
   }
   return undefined;
-}
-
-function send(res: Response, status: number, body: string) {
-  res.status(status).set(PAGE_HEADERS).send(body);
 }

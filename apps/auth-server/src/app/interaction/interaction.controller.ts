@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpStatus, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { fromOurOrigin } from '../web/form-tokens';
-import { PAGE_HEADERS } from '../web/html';
+import { formString as str, sendPage as send, throttledMessage } from '../web/html';
+import { LoginThrottledError } from '../owners/login-throttle';
 import { consentPage, interactionErrorPage, loginPage } from './interaction-pages';
 import { InteractionService, type InteractionDetails } from './interaction.service';
 
@@ -10,8 +11,6 @@ interface LoginBody {
   password?: unknown;
   csrf?: unknown;
 }
-
-const str = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
 
 /** Login and consent pages of the authorization-code flow (server-rendered, no scripts). */
 @Controller('oauth2/interaction/:uid')
@@ -42,7 +41,13 @@ export class InteractionController {
       const view = await this.interactions.view(details);
       if (view.prompt !== 'login') return send(res, HttpStatus.OK, consentPage(view));
       const email = str(body.email, 254);
-      const owner = await this.interactions.authenticate(email, str(body.password, 1024));
+      const owner = await this.interactions.authenticate(email, str(body.password, 1024)).catch((error: unknown) => {
+        if (!(error instanceof LoginThrottledError)) throw error;
+        res.set('Retry-After', String(error.retryAfterSeconds));
+        send(res, HttpStatus.TOO_MANY_REQUESTS, loginPage(view, { email, error: throttledMessage(error.retryAfterSeconds) }));
+        return null;
+      });
+      if (owner === null) return;
       if (!owner) return send(res, HttpStatus.UNAUTHORIZED, loginPage(view, { email, error: 'Wrong email or password.' }));
       await this.interactions.finish(req, res, { login: { accountId: owner.owner_id } }, false);
     });
@@ -87,8 +92,4 @@ export class InteractionController {
     }
     await handle(details);
   }
-}
-
-function send(res: Response, status: number, body: string) {
-  res.status(status).set(PAGE_HEADERS).send(body);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { decoyHash, hashPassword, verifyPassword } from './password-hasher';
 import { OwnersRepository, type OwnerRecord } from './owners.repository';
+import { LoginThrottle } from './login-throttle';
 
 export const OWNER_ID_PREFIX = 'own_';
 export const MIN_PASSWORD_LENGTH = 12;
@@ -21,7 +22,10 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 /** Owner accounts: created by an operator, signed in with email + password. No public sign-up. */
 @Injectable()
 export class OwnersService {
-  constructor(private readonly owners: OwnersRepository) {}
+  constructor(
+    private readonly owners: OwnersRepository,
+    private readonly throttle: LoginThrottle,
+  ) {}
 
   /** Creates the owner, or updates password and plan of the owner with that email. */
   async createOrUpdate(input: { email: string; password: string; plan: string }): Promise<{ owner: OwnerRecord; created: boolean }> {
@@ -50,11 +54,21 @@ export class OwnersService {
     return { owner, created: true };
   }
 
-  /** The owner for these credentials, or undefined; unknown emails cost the same time as wrong passwords. */
+  /**
+   * The owner for these credentials, or undefined; unknown emails cost the same time as wrong passwords.
+   * Throws LoginThrottledError while the email has too many recent failures.
+   */
   async authenticate(email: string, password: string): Promise<OwnerRecord | undefined> {
-    const owner = await this.owners.findByEmail(normalizeEmail(email));
+    const normalized = normalizeEmail(email);
+    await this.throttle.assertAllowed(normalized);
+    const owner = await this.owners.findByEmail(normalized);
     const valid = await verifyPassword(password, owner?.password_hash ?? (await decoyHash()));
-    return owner && valid ? owner : undefined;
+    if (owner && valid) {
+      await this.throttle.clear(normalized);
+      return owner;
+    }
+    await this.throttle.recordFailure(normalized);
+    return undefined;
   }
 
   findById(ownerId: string): Promise<OwnerRecord | undefined> {

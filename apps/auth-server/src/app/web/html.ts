@@ -1,4 +1,5 @@
 /** Server-rendered pages: no scripts, no external assets, one inline stylesheet. */
+import type { Response } from 'express';
 
 export const escapeHtml = (value: unknown): string =>
   String(value ?? '')
@@ -40,6 +41,18 @@ export const PAGE_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
+
+/** Sends a server-rendered page with the page headers. */
+export function sendPage(res: Response, status: number, body: string) {
+  res.status(status).set(PAGE_HEADERS).send(body);
+}
+
+/** A form field as a string of at most `max` characters ('' when absent or not a string). */
+export const formString = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
+
+/** The sign-in error shown while an email is paused after too many failures. */
+export const throttledMessage = (retryAfterSeconds: number) =>
+  `Too many failed sign-ins for this account. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s).`;
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1f24;--bg:#f6f7f9;--card:#fff;--muted:#57606a;--accent:#0b5cad;--danger:#b42318;--border:#d0d7de}
