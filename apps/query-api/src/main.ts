@@ -1,14 +1,19 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { loadConfigOrExit } from '@adintel/config';
+import { createHttpApp, listen } from '@adintel/observability';
+import { serveTransport } from '@adintel/transport';
 import { AppModule } from './app/app.module';
+import { appConfigSchema } from './config';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule);
-  app.enableShutdownHooks();
-  const port = Number(process.env['PORT'] ?? 3003);
-  await app.listen(port);
-  Logger.log(`query-api listening on http://localhost:${port}`, 'Bootstrap');
+  const config = loadConfigOrExit(appConfigSchema, 'query-api');
+  const { app, logger } = await createHttpApp(AppModule.register(config), {
+    service: 'query-api',
+    logLevel: config.LOG_LEVEL,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  });
+  await serveTransport(app, config.REDIS_URL);
+  await listen(app, config.PORT, logger);
 }
 
 void bootstrap();

@@ -1,5 +1,43 @@
-import { Module } from '@nestjs/common';
-import { HealthController } from './health.controller';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule } from '@adintel/config';
+import { HealthModule } from '@adintel/observability';
+import { AdsModule } from '../ads/ads.module';
+import { AdvertisersModule } from '../advertisers/advertisers.module';
+import { AppsModule } from '../apps/apps.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import type { AppConfig } from '../config';
+import { CreativesModule } from '../creatives/creatives.module';
+import { DomainsModule } from '../domains/domains.module';
+import { PagingModule } from '../paging/paging.module';
+import { StoreModule } from '../store/store.module';
+import { TrendsModule } from '../trends/trends.module';
+import { WebmastersModule } from '../webmasters/webmasters.module';
+import { Readiness } from './readiness';
 
-@Module({ controllers: [HealthController] })
-export class AppModule {}
+@Global()
+@Module({ providers: [Readiness], exports: [Readiness] })
+class ReadinessModule {}
+
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        StoreModule,
+        PagingModule,
+        ReadinessModule,
+        HealthModule.register({ inject: [Readiness], useFactory: (readiness: Readiness) => readiness.checks() }),
+        AdsModule,
+        TrendsModule,
+        AdvertisersModule,
+        WebmastersModule,
+        CreativesModule,
+        DomainsModule,
+        AppsModule,
+        CatalogModule,
+      ],
+    };
+  }
+}

@@ -121,7 +121,7 @@ export function buildRollups(db: DatabaseSync): void {
   const rows = db
     .prepare(
       `SELECT rid, id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen, last_seen,
-        registrable, json_extract(doc, '$.landing_domain') AS host, creative_format, countries, categories,
+        registrable, host, creative_format, countries, categories,
         advertiser_name, advertiser_account, webmaster_name, app_doc, creative_title
        FROM ads ORDER BY first_seen, id`,
     )

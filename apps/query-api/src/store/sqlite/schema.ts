@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS ads (
   activity_days INTEGER NOT NULL,
   popularity REAL NOT NULL,
   impressions INTEGER NOT NULL,
+  host TEXT NOT NULL,
   host_rev TEXT NOT NULL,
   registrable TEXT NOT NULL,
   creative_format TEXT NOT NULL,

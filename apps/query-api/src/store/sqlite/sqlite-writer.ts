@@ -54,6 +54,7 @@ export class SqliteWriter implements AdStoreWriter {
             ad.activity_days_amount,
             ad.popularity,
             ad.impressions,
+            ad.landing_domain,
             reverseHost(ad.landing_domain),
             ad.registrable_domain,
             ad.creative_format,
@@ -88,7 +89,7 @@ export class SqliteWriter implements AdStoreWriter {
     this.db.exec(SECONDARY_INDEXES);
     buildRollups(this.db);
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(this.catalogData()));
-    this.db.exec('ANALYZE');
+    this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;');
     const generation = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)").run(generation);
     this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
@@ -162,9 +163,9 @@ function prepare(db: DatabaseSync) {
   return {
     findRid: st('SELECT rid FROM ads WHERE id = ?'),
     insertAd: st(`INSERT INTO ads (id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen,
-      last_seen, days_active, activity_days, popularity, impressions, host_rev, registrable, creative_format, countries,
+      last_seen, days_active, activity_days, popularity, impressions, host, host_rev, registrable, creative_format, countries,
       categories, advertiser_name, advertiser_account, webmaster_name, app_doc, creative_title, doc)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     insertCountry: st('INSERT INTO ad_countries (rid, value) VALUES (?, ?)'),
     insertCategory: st('INSERT INTO ad_categories (rid, value) VALUES (?, ?)'),
     insertLanguage: st('INSERT INTO ad_languages (rid, value) VALUES (?, ?)'),

@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type {
+  AdDetail,
+  AdsBreakdown,
+  AdsBreakdownArgs,
+  AdsCount,
+  AdsPage,
+  BreakdownField,
+  CountAdsArgs,
+  SearchAdsArgs,
+} from '@adintel/contracts';
+import { findTool, worstCaseCost } from '@adintel/tool-catalogue';
+import { ServiceError } from '@adintel/transport';
+import { categoryLabel, countryLabel } from '../catalog/labels';
+import { CursorCodec } from '../paging/cursor-codec';
+import { DataWindowService } from '../paging/data-window.service';
+import { AD_STORE, type AdStore } from '../store/ad-store.port';
+import { toAdFilter } from './ad-filter';
+
+/** `total` is exact up to this many matches; above it the store may estimate. */
+export const EXACT_TOTAL_UP_TO = 10_000;
+
+const LABELS: Partial<Record<BreakdownField, (key: string) => string>> = {
+  country: countryLabel,
+  category: categoryLabel,
+};
+
+@Injectable()
+export class AdsService {
+  constructor(
+    @Inject(AD_STORE) private readonly store: AdStore,
+    private readonly cursors: CursorCodec,
+    private readonly dataWindow: DataWindowService,
+  ) {}
+
+  async search(args: SearchAdsArgs): Promise<AdsPage> {
+    const filter = toAdFilter(args);
+    const binding = { filter, sort: args.sort_by, order: args.sort_order };
+    const version = await this.dataWindow.version();
+    const after = args.cursor ? this.cursors.decode('ads', binding, version, args.cursor) : undefined;
+    const [page, count] = await Promise.all([
+      this.store.searchAds({ filter, sort: args.sort_by, order: args.sort_order, limit: args.limit, ...(after ? { after } : {}) }),
+      this.store.countAds(filter, EXACT_TOTAL_UP_TO),
+    ]);
+    return {
+      data: page.rows,
+      pagination: {
+        next_cursor: page.hasMore && page.lastKey ? this.cursors.encode('ads', binding, version, page.lastKey) : null,
+        has_more: page.hasMore,
+        total: count.total,
+        total_estimated: count.estimated,
+      },
+    };
+  }
+
+  async get(id: string): Promise<AdDetail> {
+    const ad = await this.store.getAd(id);
+    if (!ad) throw ServiceError.notFound('ad', id);
+    return ad;
+  }
+
+  async count(args: CountAdsArgs): Promise<AdsCount> {
+    const { limit, ...filters } = args;
+    const count = await this.store.countAds(toAdFilter(filters), EXACT_TOTAL_UP_TO);
+    const searchAds = findTool('search_ads');
+    const rows = Math.min(limit, count.total);
+    return {
+      total: count.total,
+      total_estimated: count.estimated,
+      cost_of_next_page: searchAds ? worstCaseCost(searchAds, { limit: rows }) : rows,
+    };
+  }
+
+  async breakdown(args: AdsBreakdownArgs): Promise<AdsBreakdown> {
+    const { field, limit, ...filters } = args;
+    const result = await this.store.breakdown(toAdFilter(filters), field, limit);
+    const label = LABELS[field] ?? ((key: string) => key);
+    return {
+      field,
+      total: result.total,
+      data: result.buckets.map((b) => ({
+        key: b.key,
+        label: label(b.key),
+        ads: b.ads,
+        share: result.total ? Math.min(1, b.ads / result.total) : 0,
+      })),
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { QueryMessages, type ById, type PagedNameSearchArgs } from '@adintel/contracts';
+import { HandleMessage } from '@adintel/transport';
+import { CreativesService } from './creatives.service';
+
+@Controller()
+export class CreativesController {
+  constructor(private readonly creatives: CreativesService) {}
+
+  @HandleMessage(QueryMessages.searchCreatives)
+  search(@Payload() args: PagedNameSearchArgs) {
+    return this.creatives.search(args);
+  }
+
+  @HandleMessage(QueryMessages.getCreative)
+  get(@Payload() args: ById) {
+    return this.creatives.get(args.id);
+  }
+}

@@ -1,0 +1,20 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { QueryMessages, type DomainArgs, type PagedNameSearchArgs } from '@adintel/contracts';
+import { HandleMessage } from '@adintel/transport';
+import { DomainsService } from './domains.service';
+
+@Controller()
+export class DomainsController {
+  constructor(private readonly domains: DomainsService) {}
+
+  @HandleMessage(QueryMessages.searchDomains)
+  search(@Payload() args: PagedNameSearchArgs) {
+    return this.domains.search(args);
+  }
+
+  @HandleMessage(QueryMessages.getDomain)
+  get(@Payload() args: DomainArgs) {
+    return this.domains.get(args.domain);
+  }
+}

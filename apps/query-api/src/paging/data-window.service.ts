@@ -1,0 +1,40 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AD_STORE, type AdStore, type CatalogData } from '../store/ad-store.port';
+import { addDays } from '../store/text';
+
+const CACHE_MS = 5_000;
+
+/**
+ * "Today" for default windows is the latest last_seen_date in the data, not the wall clock, so demo
+ * data never goes stale. It also versions cursors: reloaded data invalidates old cursors.
+ */
+@Injectable()
+export class DataWindowService {
+  private cached: { at: number; data: CatalogData } | null = null;
+
+  constructor(@Inject(AD_STORE) private readonly store: AdStore) {}
+
+  async catalog(): Promise<CatalogData> {
+    if (!this.cached || Date.now() - this.cached.at > CACHE_MS) {
+      this.cached = { at: Date.now(), data: await this.store.catalog() };
+    }
+    return this.cached.data;
+  }
+
+  async today(): Promise<string> {
+    return (await this.catalog()).lastSeenDate ?? new Date().toISOString().slice(0, 10);
+  }
+
+  async version(): Promise<string> {
+    const c = await this.catalog();
+    return `${c.firstSeenDate ?? ''}..${c.lastSeenDate ?? ''}`;
+  }
+
+  /** The requested window, or the 30 days ending "today" (or ending date_to). */
+  async window(dateFrom?: string, dateTo?: string): Promise<{ from: string; to: string }> {
+    const to = dateTo ?? (dateFrom ? maxDate(await this.today(), dateFrom) : await this.today());
+    return { from: dateFrom ?? addDays(to, -29), to };
+  }
+}
+
+const maxDate = (a: string, b: string) => (a > b ? a : b);

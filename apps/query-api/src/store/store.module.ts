@@ -1,0 +1,20 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG } from '@adintel/config';
+import type { AppConfig } from '../config';
+import { AD_STORE, type AdStore } from './ad-store.port';
+import { createAdStore } from './store-factory';
+
+class StoreShutdown implements OnApplicationShutdown {
+  constructor(@Inject(AD_STORE) private readonly store: AdStore) {}
+  async onApplicationShutdown() {
+    await this.store.close();
+  }
+}
+
+/** Provides the configured AdStore (AD_STORE) to every feature. */
+@Global()
+@Module({
+  providers: [{ provide: AD_STORE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createAdStore(config) }, StoreShutdown],
+  exports: [AD_STORE],
+})
+export class StoreModule {}
