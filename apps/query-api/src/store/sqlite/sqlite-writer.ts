@@ -9,7 +9,7 @@ import { applyPragmasForWriting, BASE_TABLES, SECONDARY_INDEXES } from './schema
 /** The ingest side of the SQLite store. Single writer; readers (worker threads) see a finished store. */
 export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
-  private readonly statements: ReturnType<typeof prepare>;
+  private statements: ReturnType<typeof prepare>;
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -23,11 +23,15 @@ export class SqliteWriter implements AdStoreWriter {
     return Number((this.db.prepare('SELECT count(*) AS n FROM ads').get() as { n: number }).n);
   }
 
+  /** Drops and recreates every table: the next load runs without secondary indexes (finish() adds them). */
   async clear(): Promise<void> {
     this.db.exec(`
-      DELETE FROM ads; DELETE FROM ad_countries; DELETE FROM ad_categories; DELETE FROM ad_languages;
-      DELETE FROM ads_fts; DELETE FROM entities; DELETE FROM name_index; DELETE FROM webmaster_advertisers;
-      DELETE FROM trend_columns; DELETE FROM meta;`);
+      DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_countries; DROP TABLE IF EXISTS ad_categories;
+      DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts; DROP TABLE IF EXISTS entities;
+      DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers; DROP TABLE IF EXISTS trend_columns;
+      DELETE FROM meta;`);
+    this.db.exec(BASE_TABLES);
+    this.statements = prepare(this.db);
   }
 
   async write(batch: readonly AdRecord[]): Promise<WriteResult> {
