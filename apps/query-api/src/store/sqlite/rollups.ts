@@ -120,10 +120,10 @@ export function buildRollups(db: DatabaseSync): void {
 
   const rows = db
     .prepare(
-      `SELECT rid, id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen, last_seen,
-        registrable, host, creative_format, countries, categories,
-        advertiser_name, advertiser_account, webmaster_name, app_doc, creative_title
-       FROM ads ORDER BY first_seen, id`,
+      `SELECT a.rid, a.id, a.platform, a.advertiser_id, a.webmaster_id, a.app_id, a.creative_id, a.status, a.first_seen,
+        a.last_seen, a.registrable, d.host, a.creative_format, d.countries, d.categories, d.advertiser_name,
+        d.advertiser_account, d.webmaster_name, d.app_doc, d.creative_title
+       FROM ads a INDEXED BY ads_by_date JOIN ad_docs d ON d.rid = a.rid ORDER BY a.first_seen, a.id`,
     )
     .iterate() as IterableIterator<AdRow>;
 

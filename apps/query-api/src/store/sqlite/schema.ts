@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 
 /**
- * The SQLite layout. `ads` holds one row per ad (filter and sort columns + the full record as JSON);
+ * The SQLite layout. `ads` holds one row per ad (filter and sort columns), `ad_docs` its payload (the record as JSON);
  * array fields live in join tables; `ads_fts` indexes the words of title, body and landing URL;
  * `host_rev` (reversed host) turns "domain and all its subdomains" into one index range.
  * `entities`/`name_index`/`webmaster_advertisers` and `trend_columns` are rollups rebuilt by finish().
@@ -25,10 +25,14 @@ CREATE TABLE IF NOT EXISTS ads (
   activity_days INTEGER NOT NULL,
   popularity REAL NOT NULL,
   impressions INTEGER NOT NULL,
-  host TEXT NOT NULL,
   host_rev TEXT NOT NULL,
   registrable TEXT NOT NULL,
-  creative_format TEXT NOT NULL,
+  creative_format TEXT NOT NULL
+);
+-- The payload, apart from the filter/sort columns, so an ads row stays small and scans stay in cache.
+CREATE TABLE IF NOT EXISTS ad_docs (
+  rid INTEGER PRIMARY KEY,
+  host TEXT NOT NULL,
   countries TEXT NOT NULL,
   categories TEXT NOT NULL,
   advertiser_name TEXT NOT NULL,

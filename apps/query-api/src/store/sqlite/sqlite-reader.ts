@@ -1,4 +1,5 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { getDomain } from 'tldts';
 import type {
   Ad,
   AdDetail,
@@ -60,54 +61,44 @@ const ftsQuery = (words: string[]) => words.map((w) => `"${w.replaceAll('"', '""
 /** Upper bound of a prefix range on TEXT (U+10FFFF sorts after every character). */
 const PREFIX_END = '\u{10FFFF}';
 
-export function whereOf(filter: AdFilter): { sql: string; params: SQLInputValue[] } {
-  const clauses: string[] = [];
-  const params: SQLInputValue[] = [];
-  if (filter.words?.length) {
-    clauses.push('ads.rid IN (SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?)');
-    params.push(ftsQuery(filter.words));
-  }
-  if (filter.country) {
-    clauses.push('ads.rid IN (SELECT rid FROM ad_countries WHERE value = ?)');
-    params.push(filter.country);
-  }
-  if (filter.categories?.length) {
-    clauses.push(`ads.rid IN (SELECT rid FROM ad_categories WHERE value IN (${filter.categories.map(() => '?').join(',')}))`);
-    params.push(...filter.categories);
-  }
-  if (filter.platforms?.length) {
-    clauses.push(`ads.platform IN (${filter.platforms.map(() => '?').join(',')})`);
-    params.push(...filter.platforms);
-  }
-  const equal: [keyof AdFilter, string][] = [
-    ['status', 'status'],
-    ['advertiserId', 'advertiser_id'],
-    ['webmasterId', 'webmaster_id'],
-    ['appId', 'app_id'],
-    ['creativeId', 'creative_id'],
-  ];
-  for (const [key, column] of equal) {
-    const value = filter[key];
-    if (typeof value === 'string') {
-      clauses.push(`ads.${column} = ?`);
-      params.push(value);
-    }
-  }
-  if (filter.landingDomain) {
-    const reversed = reverseHost(filter.landingDomain);
-    // "com.example." .. "com.example/" covers the domain itself and every "com.example.<sub>." host.
-    clauses.push('ads.host_rev >= ? AND ads.host_rev < ?');
-    params.push(reversed, `${reversed.slice(0, -1)}/`);
-  }
-  if (filter.dateFrom) {
-    clauses.push('ads.last_seen >= ?');
-    params.push(filter.dateFrom);
-  }
-  if (filter.dateTo) {
-    clauses.push('ads.first_seen <= ?');
-    params.push(filter.dateTo);
-  }
-  return { sql: clauses.length ? clauses.join(' AND ') : '1', params };
+const SORT_INDEX: Record<AdSort, string> = {
+  date: 'ads_by_date',
+  days_active: 'ads_by_days_active',
+  activity_days_amount: 'ads_by_activity',
+  most_popular: 'ads_by_popularity',
+  impressions: 'ads_by_impressions',
+};
+
+const ID_FILTERS = [
+  ['advertiserId', 'advertiser_id', 'ads_by_advertiser', 'advertiser'],
+  ['webmasterId', 'webmaster_id', 'ads_by_webmaster', 'webmaster'],
+  ['appId', 'app_id', 'ads_by_app', 'app'],
+  ['creativeId', 'creative_id', 'ads_by_creative', 'creative'],
+] as const;
+
+/** Rough per-row costs (µs) behind the choice between scanning a sort index and driving from a filter. */
+const COST = { driveRow: 8, scanRow: 1, columnCheck: 3, ftsCheck: 60 };
+
+interface Driver {
+  est: number;
+  /** FROM clause when driving from this filter. */
+  from: string;
+  /** Which filter it is, so its condition is not repeated as a check. */
+  key: keyof AdFilter;
+}
+
+export interface AdPlan {
+  from: string;
+  where: string;
+  params: SQLInputValue[];
+  /** '+' disables the sort index for ORDER BY (driving plans sort the few driven rows). */
+  orderPrefix: '' | '+';
+}
+
+interface Stats {
+  n: number;
+  countries: Record<string, number>;
+  categories: Record<string, number>;
 }
 
 /**
@@ -118,6 +109,8 @@ export class SqliteReader {
   private readonly db: DatabaseSync;
   private trendColumns: { generation: string; columns: TrendColumns | null } | null = null;
   private catalogCache: { generation: string; data: CatalogData } | null = null;
+  private statsCache: { generation: string; stats: Stats } | null = null;
+  private vocabReady = false;
 
   constructor(file: string) {
     this.db = new DatabaseSync(file, { readOnly: true });
@@ -134,36 +127,42 @@ export class SqliteReader {
 
   searchAds(query: AdSearchQuery): KeysetPage<Ad> {
     const column = `ads.${SORT_COLUMN[query.sort]}`;
-    const where = whereOf(query.filter);
+    const plan = this.plan(query.filter, SORT_INDEX[query.sort], query.limit + 1);
     const dir = query.order === 'desc' ? 'DESC' : 'ASC';
-    let sql = `SELECT ads.doc AS doc, ${column} AS sort_value, ads.id AS id FROM ads WHERE ${where.sql}`;
-    const params = [...where.params];
+    let sql = `SELECT ads.rid AS rid, ${column} AS sort_value, ads.id AS id FROM ${plan.from} WHERE ${plan.where}`;
+    const params = [...plan.params];
     if (query.after) {
       sql += ` AND (${column}, ads.id) ${query.order === 'desc' ? '<' : '>'} (?, ?)`;
       params.push(query.after.value, query.after.id);
     }
-    sql += ` ORDER BY ${column} ${dir}, ads.id ${dir} LIMIT ?`;
+    sql += ` ORDER BY ${plan.orderPrefix}${column} ${dir}, ads.id ${dir} LIMIT ?`;
     params.push(query.limit + 1);
-    const rows = this.db.prepare(sql).all(...params) as { doc: string; sort_value: string | number; id: string }[];
+    const rows = this.db.prepare(sql).all(...params) as { rid: number; sort_value: string | number; id: string }[];
     const page = rows.slice(0, query.limit);
+    const docs = this.docsOf(page.map((r) => r.rid));
     const last = page.at(-1);
     return {
-      rows: page.map((r) => toAd(JSON.parse(r.doc) as StoredDoc)),
+      rows: page.flatMap((r) => {
+        const doc = docs.get(r.rid);
+        return doc ? [toAd(JSON.parse(doc) as StoredDoc)] : [];
+      }),
       hasMore: rows.length > query.limit,
       lastKey: last ? { value: last.sort_value, id: last.id } : null,
     };
   }
 
   countAds(filter: AdFilter, exactUpTo: number): CountResult {
-    const where = whereOf(filter);
+    const plan = this.plan(filter, null, exactUpTo);
     const { n } = this.db
-      .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ads WHERE ${where.sql} LIMIT ?)`)
-      .get(...where.params, exactUpTo + 1) as { n: number };
+      .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${plan.from} WHERE ${plan.where} LIMIT ?)`)
+      .get(...plan.params, exactUpTo + 1) as { n: number };
     return n > exactUpTo ? { total: exactUpTo, estimated: true } : { total: n, estimated: false };
   }
 
   getAd(id: string): AdDetail | null {
-    const row = this.db.prepare('SELECT doc, advertiser_name, webmaster_name FROM ads WHERE id = ?').get(id) as
+    const row = this.db
+      .prepare('SELECT d.doc, d.advertiser_name, d.webmaster_name FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?')
+      .get(id) as
       | { doc: string; advertiser_name: string; webmaster_name: string | null }
       | undefined;
     if (!row) return null;
@@ -182,16 +181,18 @@ export class SqliteReader {
   }
 
   breakdown(filter: AdFilter, field: BreakdownField, limit: number): BreakdownResult {
-    const where = whereOf(filter);
-    const { n } = this.db.prepare(`SELECT count(*) AS n FROM ads WHERE ${where.sql}`).get(...where.params) as { n: number };
+    const plan = this.plan(filter, null, Infinity);
+    const { n } = this.db.prepare(`SELECT count(*) AS n FROM ${plan.from} WHERE ${plan.where}`).get(...plan.params) as {
+      n: number;
+    };
     const spec = BREAKDOWN_SQL[field];
-    const from = spec.join ? `ads JOIN ${spec.join} j ON j.rid = ads.rid` : 'ads';
+    const from = spec.join ? `${plan.from} JOIN ${spec.join} j ON j.rid = ads.rid` : plan.from;
     const buckets = this.db
       .prepare(
-        `SELECT ${spec.key} AS key, count(*) AS ads FROM ${from} WHERE ${where.sql}
+        `SELECT ${spec.key} AS key, count(*) AS ads FROM ${from} WHERE ${plan.where}
          GROUP BY ${spec.key} ORDER BY ads DESC, key ASC LIMIT ?`,
       )
-      .all(...where.params, limit) as { key: string; ads: number }[];
+      .all(...plan.params, limit) as { key: string; ads: number }[];
     return { total: n, buckets: buckets.map((b) => ({ key: b.key, ads: b.ads })) };
   }
 
@@ -264,7 +265,9 @@ export class SqliteReader {
   getCreative(id: string): Creative | null {
     const row = this.entity<CreativeRow>('creative', id, 'row_doc');
     if (!row) return null;
-    const first = this.db.prepare('SELECT doc FROM ads WHERE creative_id = ? ORDER BY id LIMIT 1').get(id) as
+    const first = this.db
+      .prepare('SELECT d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id LIMIT 1')
+      .get(id) as
       | { doc: string }
       | undefined;
     const countries = this.db
@@ -316,6 +319,97 @@ export class SqliteReader {
       : { countries: [], categories: [], languages: [], firstSeenDate: null, lastSeenDate: null };
     this.catalogCache = { generation, data };
     return data;
+  }
+
+  /**
+   * Chooses how to run an ad query: scan the sort index and check every filter per row (cheap while
+   * matches are common), or drive from the most selective filter and sort what it yields (when it
+   * yields few rows). SQLite's planner cannot know how skewed countries or advertisers are; we do.
+   */
+  plan(filter: AdFilter, sortIndex: string | null, wanted: number): AdPlan {
+    const stats = this.stats();
+    const n = Math.max(stats.n, 1);
+    const drivers: Driver[] = [];
+    let selectivity = 1;
+    let checkCost = COST.scanRow;
+    if (filter.words?.length) {
+      const est = Math.min(...filter.words.map((w) => this.documentsWith(w)));
+      drivers.push({ est, from: 'ads NOT INDEXED', key: 'words' });
+      selectivity *= est / n;
+      checkCost += COST.ftsCheck;
+    }
+    if (filter.country) {
+      const est = stats.countries[filter.country] ?? 0;
+      drivers.push({ est, from: 'ads NOT INDEXED', key: 'country' });
+      selectivity *= est / n;
+    }
+    if (filter.categories?.length) {
+      const est = filter.categories.reduce((sum, c) => sum + (stats.categories[c] ?? 0), 0);
+      drivers.push({ est, from: 'ads NOT INDEXED', key: 'categories' });
+      selectivity *= Math.min(1, est / n);
+    }
+    for (const [key, , index, kind] of ID_FILTERS) {
+      const id = filter[key];
+      if (id === undefined) continue;
+      const est = this.entityVolume(kind, id);
+      drivers.push({ est, from: `ads INDEXED BY ${index}`, key });
+      selectivity *= est / n;
+      checkCost += COST.columnCheck;
+    }
+    if (filter.landingDomain) {
+      const registrable = getDomain(filter.landingDomain);
+      const est = registrable ? this.entityVolume('domain', registrable) : 0;
+      drivers.push({ est, from: 'ads INDEXED BY ads_by_host', key: 'landingDomain' });
+      selectivity *= est / n;
+      checkCost += COST.columnCheck;
+    }
+    if (filter.platforms && new Set(filter.platforms).size < 2) selectivity *= 0.5;
+    if (filter.status) selectivity *= 0.5;
+    if (filter.dateFrom || filter.dateTo || filter.platforms || filter.status) checkCost += COST.columnCheck;
+
+    const best = drivers.reduce<Driver | null>((b, d) => (!b || d.est < b.est ? d : b), null);
+    const scanCost = (Math.min(wanted, n) / Math.max(selectivity, 1 / n)) * checkCost;
+    const drive = best !== null && (sortIndex === null || best.est * COST.driveRow < scanCost);
+    const conditions = conditionsOf(filter, drive ? (best?.key ?? null) : null);
+    return {
+      from: drive && best ? best.from : sortIndex ? `ads INDEXED BY ${sortIndex}` : 'ads',
+      where: conditions.sql,
+      params: conditions.params,
+      orderPrefix: drive ? '+' : '',
+    };
+  }
+
+  private stats(): Stats {
+    const generation = this.generation();
+    if (this.statsCache?.generation !== generation) {
+      const row = this.db.prepare("SELECT value FROM meta WHERE key = 'value_counts'").get() as { value: string } | undefined;
+      this.statsCache = { generation, stats: row ? (JSON.parse(row.value) as Stats) : { n: 0, countries: {}, categories: {} } };
+    }
+    return this.statsCache.stats;
+  }
+
+  private documentsWith(word: string): number {
+    if (!this.vocabReady) {
+      this.db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ads_vocab USING fts5vocab(main, ads_fts, row)');
+      this.vocabReady = true;
+    }
+    const row = this.db.prepare('SELECT doc FROM temp.ads_vocab WHERE term = ?').get(word) as { doc: number } | undefined;
+    return row?.doc ?? 0;
+  }
+
+  private entityVolume(kind: EntityKind, id: string): number {
+    const row = this.db.prepare('SELECT ads_total FROM entities WHERE kind = ? AND id = ?').get(kind, id) as
+      | { ads_total: number }
+      | undefined;
+    return row?.ads_total ?? 0;
+  }
+
+  private docsOf(rids: number[]): Map<number, string> {
+    if (!rids.length) return new Map();
+    const rows = this.db
+      .prepare(`SELECT rid, doc FROM ad_docs WHERE rid IN (${rids.map(() => '?').join(',')})`)
+      .all(...rids) as { rid: number; doc: string }[];
+    return new Map(rows.map((r) => [r.rid, r.doc]));
   }
 
   private generation(): string {
@@ -385,4 +479,63 @@ type StoredDoc = Ad & { media: AdDetail['media'] };
 function toAd(doc: StoredDoc): Ad {
   const { media: _media, ...ad } = doc;
   return ad;
+}
+
+/**
+ * The WHERE clause of an ad filter. The driving filter (if any) is written so SQLite can drive from
+ * it (IN over its rows, or the equality its forced index serves); every other join-table or FTS
+ * filter is a per-row EXISTS probe, which is cheap while scanning a sort index.
+ */
+export function conditionsOf(filter: AdFilter, driver: keyof AdFilter | null): { sql: string; params: SQLInputValue[] } {
+  const clauses: string[] = [];
+  const params: SQLInputValue[] = [];
+  const joinFilter = (table: string, values: string[], drive: boolean) => {
+    const match = values.length === 1 ? 'value = ?' : `value IN (${values.map(() => '?').join(',')})`;
+    clauses.push(
+      drive
+        ? `ads.rid IN (SELECT rid FROM ${table} WHERE ${match})`
+        : `EXISTS (SELECT 1 FROM ${table} j WHERE j.rid = ads.rid AND j.${match})`,
+    );
+    params.push(...values);
+  };
+  if (filter.words?.length) {
+    clauses.push(
+      driver === 'words'
+        ? 'ads.rid IN (SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?)'
+        : 'EXISTS (SELECT 1 FROM ads_fts WHERE ads_fts MATCH ? AND rowid = ads.rid)',
+    );
+    params.push(ftsQuery(filter.words));
+  }
+  if (filter.country) joinFilter('ad_countries', [filter.country], driver === 'country');
+  if (filter.categories?.length) joinFilter('ad_categories', filter.categories, driver === 'categories');
+  if (filter.platforms?.length) {
+    clauses.push(`ads.platform IN (${filter.platforms.map(() => '?').join(',')})`);
+    params.push(...filter.platforms);
+  }
+  if (filter.status) {
+    clauses.push('ads.status = ?');
+    params.push(filter.status);
+  }
+  for (const [key, column] of ID_FILTERS) {
+    const value = filter[key];
+    if (value !== undefined) {
+      clauses.push(`ads.${column} = ?`);
+      params.push(value);
+    }
+  }
+  if (filter.landingDomain) {
+    const reversed = reverseHost(filter.landingDomain);
+    // "com.example." .. "com.example/" covers the domain itself and every "com.example.<sub>." host.
+    clauses.push('ads.host_rev >= ? AND ads.host_rev < ?');
+    params.push(reversed, `${reversed.slice(0, -1)}/`);
+  }
+  if (filter.dateFrom) {
+    clauses.push('ads.last_seen >= ?');
+    params.push(filter.dateFrom);
+  }
+  if (filter.dateTo) {
+    clauses.push('ads.first_seen <= ?');
+    params.push(filter.dateTo);
+  }
+  return { sql: clauses.length ? clauses.join(' AND ') : '1', params };
 }

@@ -26,7 +26,7 @@ export class SqliteWriter implements AdStoreWriter {
   /** Drops and recreates every table: the next load runs without secondary indexes (finish() adds them). */
   async clear(): Promise<void> {
     this.db.exec(`
-      DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_countries; DROP TABLE IF EXISTS ad_categories;
+      DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_docs; DROP TABLE IF EXISTS ad_countries; DROP TABLE IF EXISTS ad_categories;
       DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts; DROP TABLE IF EXISTS entities;
       DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers; DROP TABLE IF EXISTS trend_columns;
       DELETE FROM meta;`);
@@ -58,10 +58,13 @@ export class SqliteWriter implements AdStoreWriter {
             ad.activity_days_amount,
             ad.popularity,
             ad.impressions,
-            ad.landing_domain,
             reverseHost(ad.landing_domain),
             ad.registrable_domain,
             ad.creative_format,
+          );
+          s.insertDoc.run(
+            lastInsertRowid,
+            ad.landing_domain,
             ad.countries.join(','),
             ad.categories.join(','),
             ad.advertiser_name,
@@ -92,7 +95,9 @@ export class SqliteWriter implements AdStoreWriter {
   async finish(): Promise<void> {
     this.db.exec(SECONDARY_INDEXES);
     buildRollups(this.db);
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(this.catalogData()));
+    const { catalog, valueCounts } = this.catalogData();
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(catalog));
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('value_counts', ?)").run(JSON.stringify(valueCounts));
     this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;');
     const generation = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)").run(generation);
@@ -103,29 +108,39 @@ export class SqliteWriter implements AdStoreWriter {
     if (this.db.isOpen) this.db.close();
   }
 
-  private catalogData(): CatalogData {
-    const values = (table: string) =>
-      (
-        this.db.prepare(`SELECT value, count(*) AS n FROM ${table} GROUP BY value ORDER BY n DESC, value ASC`).all() as {
-          value: string;
-        }[]
-      ).map((r) => r.value);
-    const window = this.db.prepare('SELECT min(first_seen) AS first, max(last_seen) AS last FROM ads').get() as {
+  /** The catalog, and the ads per country/category the reader's planner uses. */
+  private catalogData() {
+    const counted = (table: string) =>
+      this.db.prepare(`SELECT value, count(*) AS n FROM ${table} GROUP BY value ORDER BY n DESC, value ASC`).all() as {
+        value: string;
+        n: number;
+      }[];
+    const window = this.db.prepare('SELECT min(first_seen) AS first, max(last_seen) AS last, count(*) AS n FROM ads').get() as {
       first: string | null;
       last: string | null;
+      n: number;
     };
-    return {
-      countries: values('ad_countries'),
-      categories: values('ad_categories'),
-      languages: values('ad_languages'),
+    const countries = counted('ad_countries');
+    const categories = counted('ad_categories');
+    const catalog: CatalogData = {
+      countries: countries.map((r) => r.value),
+      categories: categories.map((r) => r.value),
+      languages: counted('ad_languages').map((r) => r.value),
       firstSeenDate: window.first,
       lastSeenDate: window.last,
     };
+    const valueCounts = {
+      n: window.n,
+      countries: Object.fromEntries(countries.map((r) => [r.value, r.n])),
+      categories: Object.fromEntries(categories.map((r) => [r.value, r.n])),
+    };
+    return { catalog, valueCounts };
   }
 
   private remove(rid: number) {
     const s = this.statements;
     s.deleteAd.run(rid);
+    s.deleteDoc.run(rid);
     s.deleteCountries.run(rid);
     s.deleteCategories.run(rid);
     s.deleteLanguages.run(rid);
@@ -167,14 +182,16 @@ function prepare(db: DatabaseSync) {
   return {
     findRid: st('SELECT rid FROM ads WHERE id = ?'),
     insertAd: st(`INSERT INTO ads (id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen,
-      last_seen, days_active, activity_days, popularity, impressions, host, host_rev, registrable, creative_format, countries,
-      categories, advertiser_name, advertiser_account, webmaster_name, app_doc, creative_title, doc)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      last_seen, days_active, activity_days, popularity, impressions, host_rev, registrable, creative_format)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertDoc: st(`INSERT INTO ad_docs (rid, host, countries, categories, advertiser_name, advertiser_account,
+      webmaster_name, app_doc, creative_title, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     insertCountry: st('INSERT INTO ad_countries (rid, value) VALUES (?, ?)'),
     insertCategory: st('INSERT INTO ad_categories (rid, value) VALUES (?, ?)'),
     insertLanguage: st('INSERT INTO ad_languages (rid, value) VALUES (?, ?)'),
     insertFts: st('INSERT INTO ads_fts (rowid, title, body, url) VALUES (?, ?, ?, ?)'),
     deleteAd: st('DELETE FROM ads WHERE rid = ?'),
+    deleteDoc: st('DELETE FROM ad_docs WHERE rid = ?'),
     deleteCountries: st('DELETE FROM ad_countries WHERE rid = ?'),
     deleteCategories: st('DELETE FROM ad_categories WHERE rid = ?'),
     deleteLanguages: st('DELETE FROM ad_languages WHERE rid = ?'),

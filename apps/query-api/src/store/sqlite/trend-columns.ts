@@ -347,18 +347,25 @@ function collectDetails(
         if (d) targets.push(d);
       }
     }
+    const dim = query.dimension;
     for (const d of targets) {
       const advertiser = cols.advertiser[i] ?? 0;
-      d.advertisers.add(advertiser);
-      bump(d.advertiserCounts, advertiser);
-      d.platforms.add(cols.platform[i] ?? 0);
-      d.creatives.add(cols.creative[i] ?? 0);
-      d.active += cols.active[i] ?? 0;
-      for (let j = cols.categoryOff[i] ?? 0, end = cols.categoryOff[i + 1] ?? 0; j < end; j++) bump(d.categories, cols.categoryVal[j] ?? 0);
-      for (let j = cols.countryOff[i] ?? 0, end = cols.countryOff[i + 1] ?? 0; j < end; j++) bump(d.countries, cols.countryVal[j] ?? 0);
-      // Rows are in (first_seen, id) order: the last three seen are the most recent.
-      d.samples.push(cols.rid[i] ?? 0);
-      if (d.samples.length > 3) d.samples.shift();
+      if (dim !== 'scaling-creatives') d.advertisers.add(advertiser);
+      if (dim === 'scaling-creatives') bump(d.advertiserCounts, advertiser);
+      if (dim === 'geo') {
+        for (let j = cols.categoryOff[i] ?? 0, end = cols.categoryOff[i + 1] ?? 0; j < end; j++) bump(d.categories, cols.categoryVal[j] ?? 0);
+      }
+      if (dim === 'advertisers/cards' || dim === 'webmasters') {
+        for (let j = cols.countryOff[i] ?? 0, end = cols.countryOff[i + 1] ?? 0; j < end; j++) bump(d.countries, cols.countryVal[j] ?? 0);
+      }
+      if (dim === 'advertisers/cards') {
+        d.platforms.add(cols.platform[i] ?? 0);
+        d.creatives.add(cols.creative[i] ?? 0);
+        d.active += cols.active[i] ?? 0;
+        // Rows are in (first_seen, id) order: the last three seen are the most recent.
+        d.samples.push(cols.rid[i] ?? 0);
+        if (d.samples.length > 3) d.samples.shift();
+      }
     }
   }
   return details;
