@@ -57,7 +57,10 @@ export interface AdRecord extends Ad {
   /** The advertiser's account id on this ad's platform (advertisers are merged across platforms). */
   advertiser_account_id: string;
   webmaster_name: string | null;
-  /** Title of the creative: the title of the ad that carries it. */
+  /**
+   * Title of the creative as this ad carries it. When the ads of one creative disagree, the entity
+   * record (and the scaling-creatives label) take the title of its ad with the lowest id.
+   */
   creative_title: string;
   app: { id: string; name: string; store: AppStore; bundle_id: string } | null;
 }
