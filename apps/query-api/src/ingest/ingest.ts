@@ -14,6 +14,8 @@ export interface IngestSummary {
   /** The first rejected rows, with line numbers. */
   samples: RejectedRow[];
   seconds: number;
+  /** Of `seconds`, the time spent in finish() (indexes, rollups, refresh). */
+  finishSeconds: number;
   rowsPerSecond: number;
 }
 
@@ -100,7 +102,9 @@ export async function ingestFile(file: string, writer: AdStoreWriter, options: I
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+  const finishing = performance.now();
   await writer.finish();
+  const finishSeconds = (performance.now() - finishing) / 1000;
   bar?.update(totalBytes);
   bar?.stop();
   const seconds = (performance.now() - started) / 1000;
@@ -111,13 +115,15 @@ export async function ingestFile(file: string, writer: AdStoreWriter, options: I
     reasons: [...reasons.entries()].sort((a, b) => b[1] - a[1]).map(([reason, count]) => ({ reason, count })),
     samples,
     seconds,
+    finishSeconds,
     rowsPerSecond: Math.round(written / Math.max(seconds, 0.001)),
   };
 }
 
 export function formatSummary(summary: IngestSummary): string {
   const lines = [
-    `ingested ${summary.written} ads from ${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${summary.rowsPerSecond} rows/s)`,
+    `ingested ${summary.written} ads from ${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${summary.rowsPerSecond} rows/s; ` +
+      `indexes and rollups ${summary.finishSeconds.toFixed(1)} s of it)`,
     `rejected ${summary.rejected} rows`,
     ...summary.reasons.slice(0, 10).map((r) => `  ${r.count} x ${r.reason}`),
     ...summary.samples.slice(0, 5).map((s) => `  e.g. line ${s.line}${s.id ? ` (id ${s.id})` : ''}: ${s.reason}`),

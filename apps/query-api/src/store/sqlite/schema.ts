@@ -73,11 +73,10 @@ CREATE INDEX IF NOT EXISTS ads_by_webmaster ON ads (webmaster_id);
 CREATE INDEX IF NOT EXISTS ads_by_app ON ads (app_id);
 CREATE INDEX IF NOT EXISTS ads_by_creative ON ads (creative_id);
 CREATE INDEX IF NOT EXISTS ads_by_host ON ads (host_rev);
-CREATE INDEX IF NOT EXISTS ads_by_last_seen ON ads (last_seen);
 CREATE INDEX IF NOT EXISTS ad_countries_by_value ON ad_countries (value, rid);
 CREATE INDEX IF NOT EXISTS ad_categories_by_value ON ad_categories (value, rid);
-CREATE INDEX IF NOT EXISTS ad_languages_by_value ON ad_languages (value, rid);
 CREATE INDEX IF NOT EXISTS entities_by_volume ON entities (kind, ads_total DESC, id);
+CREATE INDEX IF NOT EXISTS name_index_by_entity ON name_index (kind, id, suffix);
 `;
 
 export function applyPragmasForWriting(db: DatabaseSync): void {

@@ -61,6 +61,9 @@ const ftsQuery = (words: string[]) => words.map((w) => `"${w.replaceAll('"', '""
 /** Upper bound of a prefix range on TEXT (U+10FFFF sorts after every character). */
 const PREFIX_END = '\u{10FFFF}';
 
+/** Above this many name matches, walking entities by volume beats sorting the matches. */
+const MANY_NAME_MATCHES = 2_000;
+
 const SORT_INDEX: Record<AdSort, string> = {
   date: 'ads_by_date',
   days_active: 'ads_by_days_active',
@@ -449,8 +452,18 @@ export class SqliteReader {
     const params: SQLInputValue[] = [kind];
     let sql = 'SELECT row_doc AS doc, ads_total AS total, id FROM entities WHERE kind = ?';
     if (query.q) {
-      sql += ' AND id IN (SELECT id FROM name_index WHERE kind = ? AND suffix >= ? AND suffix < ?)';
-      params.push(kind, query.q, `${query.q}${PREFIX_END}`);
+      // Few matches: collect them and sort. Many (a common word): walk the entities by volume and probe each.
+      const range = [kind, query.q, `${query.q}${PREFIX_END}`];
+      const { n } = this.db
+        .prepare('SELECT count(*) AS n FROM (SELECT 1 FROM name_index WHERE kind = ? AND suffix >= ? AND suffix < ? LIMIT ?)')
+        .get(...range, MANY_NAME_MATCHES) as { n: number };
+      if (n < MANY_NAME_MATCHES) {
+        sql += ' AND id IN (SELECT id FROM name_index WHERE kind = ? AND suffix >= ? AND suffix < ?)';
+      } else {
+        sql = sql.replace('FROM entities', 'FROM entities INDEXED BY entities_by_volume');
+        sql += ' AND EXISTS (SELECT 1 FROM name_index n WHERE n.kind = ? AND n.id = entities.id AND n.suffix >= ? AND n.suffix < ?)';
+      }
+      params.push(...range);
     }
     if (query.after) {
       sql += ' AND (ads_total < ? OR (ads_total = ? AND id > ?))';
