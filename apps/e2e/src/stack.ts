@@ -36,11 +36,15 @@ export async function startStack(): Promise<Stack> {
     const queryEnv = { ...common, DATA_DIR: join(dataDir, 'query'), QUERY_WORKERS: '1' };
 
     await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(SEEDED_ADS)], queryEnv);
-    const [queryApi, metering] = await Promise.all([
+    const started = await Promise.allSettled([
       startApp({ name: 'query-api', env: queryEnv }),
       startApp({ name: 'metering', env: common }),
     ]);
-    cleanups.push(() => queryApi.stop(), () => metering.stop());
+    for (const outcome of started) if (outcome.status === 'fulfilled') cleanups.push(() => outcome.value.stop());
+    const [queryApi, metering] = started.map((outcome) => {
+      if (outcome.status === 'rejected') throw outcome.reason;
+      return outcome.value;
+    });
     const signingKey = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'e2e-key', alg: 'ES256', use: 'sig' };
     const authServer = await startApp({
       name: 'auth-server',
