@@ -33,6 +33,9 @@ function countryVolumes(countries: Map<string, number>, total: number): CountryV
 interface AdRow {
   rid: number;
   id: string;
+  activity_days: number;
+  popularity: number;
+  impressions: number;
   platform: Platform;
   advertiser_id: string;
   webmaster_id: string | null;
@@ -120,7 +123,7 @@ export function buildRollups(db: DatabaseSync): void {
 
   const rows = db
     .prepare(
-      `SELECT a.rid, a.id, a.platform, a.advertiser_id, a.webmaster_id, a.app_id, a.creative_id, a.status, a.first_seen,
+      `SELECT a.rid, a.id, a.activity_days, a.popularity, a.impressions, a.platform, a.advertiser_id, a.webmaster_id, a.app_id, a.creative_id, a.status, a.first_seen,
         a.last_seen, a.registrable, d.host, a.creative_format, d.countries, d.categories, d.advertiser_name,
         d.advertiser_account, d.webmaster_name, d.app_doc, d.creative_title
        FROM ads a INDEXED BY ads_by_date JOIN ad_docs d ON d.rid = a.rid ORDER BY a.first_seen, a.id`,
@@ -289,6 +292,7 @@ export function buildRollups(db: DatabaseSync): void {
     }
 
     columns.retitleCreatives((id) => creatives.get(id)?.title);
+    columns.rankIds(db.prepare('SELECT rid FROM ads ORDER BY id').iterate() as IterableIterator<{ rid: number }>);
     const insertColumn = db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
     for (const [name, data] of encodeTrendColumns(columns.build())) insertColumn.run(name, data);
     db.exec('COMMIT');
@@ -317,6 +321,10 @@ class TrendColumnsBuilder {
     creativeFormats: [] as CreativeFormat[],
   };
   private readonly rid: number[] = [];
+  private readonly activity: number[] = [];
+  private readonly popularity: number[] = [];
+  private readonly impressions: number[] = [];
+  private idRank = new Int32Array(0);
   private readonly first: number[] = [];
   private readonly last: number[] = [];
   private readonly platform: number[] = [];
@@ -340,6 +348,9 @@ class TrendColumnsBuilder {
       return i;
     };
     this.rid.push(ad.rid);
+    this.activity.push(ad.activity_days);
+    this.popularity.push(ad.popularity);
+    this.impressions.push(ad.impressions);
     this.first.push(dayNumber(ad.first_seen));
     this.last.push(dayNumber(ad.last_seen));
     this.platform.push(code(this.dict.platforms, ad.platform));
@@ -368,6 +379,18 @@ class TrendColumnsBuilder {
     this.categoryOff.push(this.categoryVal.length);
   }
 
+  /** Rank of every ad's id in id order (the tiebreaker of every sort), from the ids' unique index. */
+  rankIds(ridsInIdOrder: Iterable<{ rid: number }>) {
+    const position = new Map<number, number>();
+    this.rid.forEach((rid, i) => position.set(rid, i));
+    this.idRank = new Int32Array(this.rid.length);
+    let rank = 0;
+    for (const { rid } of ridsInIdOrder) {
+      const p = position.get(rid);
+      if (p !== undefined) this.idRank[p] = rank++;
+    }
+  }
+
   /** Creative titles follow the entity rule (title of the ad with the lowest id). */
   retitleCreatives(titleOf: (id: string) => string | undefined) {
     for (const [id, i] of this.dict.creatives) this.names.creativeTitles[i] = titleOf(id) ?? this.names.creativeTitles[i] ?? '';
@@ -378,6 +401,10 @@ class TrendColumnsBuilder {
     return {
       n: this.rid.length,
       rid: Int32Array.from(this.rid),
+      activity: Int32Array.from(this.activity),
+      popularity: Float64Array.from(this.popularity),
+      impressions: Float64Array.from(this.impressions),
+      idRank: this.idRank,
       first: Int32Array.from(this.first),
       last: Int32Array.from(this.last),
       platform: Uint8Array.from(this.platform),

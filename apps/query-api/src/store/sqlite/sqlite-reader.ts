@@ -32,6 +32,7 @@ import type {
   TrendResult,
 } from '../ad-store.port';
 import { dayNumber, isoDate, reverseHost } from '../text';
+import { ColumnarAds } from './columnar-search';
 import { applyPragmasForReading } from './schema';
 import { computeTrend, decodeTrendColumns, type TrendColumns } from './trend-columns';
 
@@ -79,6 +80,9 @@ const ID_FILTERS = [
   ['creativeId', 'creative_id', 'ads_by_creative', 'creative'],
 ] as const;
 
+/** Plans estimated above this cost (≈ µs) run on the in-memory columns instead. */
+const COLUMNAR_ABOVE_COST = 15_000;
+
 /** Rough per-row costs (µs) behind the choice between scanning a sort index and driving from a filter. */
 const COST = { driveRow: 8, scanRow: 1, columnCheck: 3, ftsCheck: 60 };
 
@@ -96,6 +100,8 @@ export interface AdPlan {
   params: SQLInputValue[];
   /** '+' disables the sort index for ORDER BY (driving plans sort the few driven rows). */
   orderPrefix: '' | '+';
+  /** Estimated cost (≈ µs) of the chosen plan. */
+  cost: number;
 }
 
 interface Stats {
@@ -114,8 +120,13 @@ export class SqliteReader {
   private catalogCache: { generation: string; data: CatalogData } | null = null;
   private statsCache: { generation: string; stats: Stats } | null = null;
   private vocabReady = false;
+  private columnar: ColumnarAds | null = null;
 
-  constructor(file: string) {
+  /** `columnarAboveCost`: plans estimated above it use the columnar path (tests force it with 0). */
+  constructor(
+    file: string,
+    private readonly options: { columnarAboveCost?: number } = {},
+  ) {
     this.db = new DatabaseSync(file, { readOnly: true });
     applyPragmasForReading(this.db);
   }
@@ -131,6 +142,10 @@ export class SqliteReader {
   searchAds(query: AdSearchQuery): KeysetPage<Ad> {
     const column = `ads.${SORT_COLUMN[query.sort]}`;
     const plan = this.plan(query.filter, SORT_INDEX[query.sort], query.limit + 1);
+    if (plan.cost > (this.options.columnarAboveCost ?? COLUMNAR_ABOVE_COST) && !query.filter.landingDomain) {
+      const page = this.searchColumnar(query);
+      if (page) return page;
+    }
     const dir = query.order === 'desc' ? 'DESC' : 'ASC';
     let sql = `SELECT ads.rid AS rid, ${column} AS sort_value, ads.id AS id FROM ${plan.from} WHERE ${plan.where}`;
     const params = [...plan.params];
@@ -152,6 +167,41 @@ export class SqliteReader {
       hasMore: rows.length > query.limit,
       lastKey: last ? { value: last.sort_value, id: last.id } : null,
     };
+  }
+
+  /** The columnar path (see ColumnarAds); null when the columns are unavailable. */
+  private searchColumnar(query: AdSearchQuery): KeysetPage<Ad> | null {
+    const columnar = this.columnarAds();
+    if (!columnar) return null;
+    let after: { value: string | number; idRank: number } | undefined;
+    if (query.after) {
+      const row = this.db.prepare('SELECT rid FROM ads WHERE id = ?').get(query.after.id) as { rid: number } | undefined;
+      const p = row ? columnar.positionOf(row.rid) : -1;
+      if (p < 0) return null;
+      after = { value: query.after.value, idRank: columnar.cols.idRank[p] ?? 0 };
+    }
+    const candidates = query.filter.words?.length
+      ? (this.db.prepare('SELECT rowid AS rid FROM ads_fts WHERE ads_fts MATCH ?').all(ftsQuery(query.filter.words)) as { rid: number }[]).map((r) => r.rid)
+      : null;
+    const { positions, hasMore } = columnar.search(query.filter, query.sort, query.order, query.limit, after, candidates);
+    const rids = positions.map((p) => columnar.cols.rid[p] ?? 0);
+    const docs = this.docsOf(rids);
+    const rows = rids.flatMap((rid) => {
+      const doc = docs.get(rid);
+      return doc ? [toAd(JSON.parse(doc) as StoredDoc)] : [];
+    });
+    const lastPosition = positions.at(-1);
+    const last = rows.at(-1);
+    const value =
+      lastPosition === undefined ? 0 : query.sort === 'date' ? isoDate(columnar.sortValue('date', lastPosition)) : columnar.sortValue(query.sort, lastPosition);
+    return { rows, hasMore, lastKey: last ? { value, id: last.id } : null };
+  }
+
+  private columnarAds(): ColumnarAds | null {
+    const columns = this.loadTrendColumns();
+    if (!columns) return null;
+    if (this.columnar?.cols !== columns) this.columnar = new ColumnarAds(columns);
+    return this.columnar;
   }
 
   countAds(filter: AdFilter, exactUpTo: number): CountResult {
@@ -379,6 +429,7 @@ export class SqliteReader {
       where: conditions.sql,
       params: conditions.params,
       orderPrefix: drive ? '+' : '',
+      cost: drive && best ? best.est * COST.driveRow : scanCost,
     };
   }
 

@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AdRecord } from '../ad-store.port';
 import { describeStoreContract } from '../store.contract';
 import { SqliteStore } from './sqlite-store';
 import { SqliteWriter } from './sqlite-writer';
 
-describeStoreContract('sqlite', async (records) => {
+const loadSqlite = (options: { columnarAboveCost?: number } = {}) => async (records: AdRecord[]) => {
   const dir = mkdtempSync(join(tmpdir(), 'query-sqlite-'));
   const file = join(dir, 'ads.sqlite');
   const writer = new SqliteWriter(file);
@@ -13,7 +14,7 @@ describeStoreContract('sqlite', async (records) => {
   await writer.finish();
   await writer.close();
   // In-process reads: the worker pool runs the same SqliteReader (covered by the process test).
-  const store = new SqliteStore({ file, workers: 0 });
+  const store = new SqliteStore({ file, workers: 0, ...options });
   return {
     store,
     close: async () => {
@@ -21,4 +22,8 @@ describeStoreContract('sqlite', async (records) => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+};
+
+describeStoreContract('sqlite', loadSqlite());
+// The same contract with every ad search (except landing_domain) on the in-memory columns.
+describeStoreContract('sqlite, columnar ad search', loadSqlite({ columnarAboveCost: -1 }));

@@ -43,6 +43,8 @@ export interface SqliteStoreOptions {
   workers: number;
   /** The bundled worker entry; defaults to sqlite-worker.js next to the running bundle. */
   workerScript?: string;
+  /** Passed to in-process readers (tests force the columnar ad search with 0). */
+  columnarAboveCost?: number;
 }
 
 export const sqliteFileIn = (dataDir: string) => join(dataDir, 'ads.sqlite');
@@ -74,7 +76,7 @@ export class SqliteStore implements AdStore {
       this.inline = null;
     } else {
       this.pool = null;
-      this.inline = new SqliteReader(options.file);
+      this.inline = new SqliteReader(options.file, options.columnarAboveCost === undefined ? {} : { columnarAboveCost: options.columnarAboveCost });
     }
   }
 

@@ -10,6 +10,11 @@ import { dayNumber, isoDate } from '../text';
 export interface TrendColumns {
   n: number;
   rid: Int32Array;
+  /** Sort values and the id tiebreaker (rank of the id in id order), for the columnar ad search. */
+  activity: Int32Array;
+  popularity: Float64Array;
+  impressions: Float64Array;
+  idRank: Int32Array;
   first: Int32Array;
   last: Int32Array;
   platform: Uint8Array;
@@ -40,6 +45,10 @@ export interface TrendColumns {
 
 const ARRAY_COLUMNS = [
   'rid',
+  'activity',
+  'popularity',
+  'impressions',
+  'idRank',
   'first',
   'last',
   'platform',
@@ -77,6 +86,10 @@ export function decodeTrendColumns(blobs: Map<string, Uint8Array>): TrendColumns
   return {
     n,
     rid: new Int32Array(copy('rid')),
+    activity: new Int32Array(copy('activity')),
+    popularity: new Float64Array(copy('popularity')),
+    impressions: new Float64Array(copy('impressions')),
+    idRank: new Int32Array(copy('idRank')),
     first: new Int32Array(copy('first')),
     last: new Int32Array(copy('last')),
     platform: new Uint8Array(copy('platform')),
@@ -107,12 +120,23 @@ function contains(off: Int32Array, val: Uint16Array, i: number, code: number): b
   return false;
 }
 
-/** Keys ranked by count desc, then key string asc; ties resolved on the decoded key. */
+/**
+ * Keys ranked by score desc, count desc, then key string asc. Numbers first: only the codes tied with
+ * the limit-th one need the (slower) string comparison.
+ */
 function rankCodes(counts: Int32Array, keyOf: (code: number) => string, limit: number, score: (code: number) => number) {
   const codes: number[] = [];
   for (let c = 0; c < counts.length; c++) if (score(c) > 0) codes.push(c);
-  codes.sort((a, b) => score(b) - score(a) || (counts[b] ?? 0) - (counts[a] ?? 0) || (keyOf(a) < keyOf(b) ? -1 : 1));
-  return codes.slice(0, limit);
+  const numeric = (a: number, b: number) => score(b) - score(a) || (counts[b] ?? 0) - (counts[a] ?? 0);
+  codes.sort(numeric);
+  const boundary = codes[Math.min(limit, codes.length) - 1];
+  if (boundary === undefined) return [];
+  let end = Math.min(limit, codes.length);
+  while (end < codes.length && numeric(codes[end] ?? 0, boundary) === 0) end++;
+  return codes
+    .slice(0, end)
+    .sort((a, b) => numeric(a, b) || (keyOf(a) < keyOf(b) ? -1 : 1))
+    .slice(0, limit);
 }
 
 const byCountDesc = (m: Map<number, number>, keyOf: (code: number) => string, limit: number) =>
