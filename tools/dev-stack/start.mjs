@@ -14,6 +14,8 @@ const nx = join(root, 'node_modules/.bin/nx');
 const publicPort = Number(process.env.PUBLIC_PORT ?? 3000);
 const baseUrl = (process.env.PUBLIC_BASE_URL ?? `http://localhost:${publicPort}`).replace(/\/+$/, '');
 const APPS = Object.keys(APP_PORTS);
+// A local-only owner account so the /account page can be tried at once (npm start is never a production path).
+const DEMO_OWNER = { email: 'demo@example.com', password: 'demo-owner-password' };
 
 function step(title, cmd, args) {
   console.log(`\n▶ ${title}`);
@@ -27,6 +29,14 @@ function step(title, cmd, args) {
 step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
 step('Building the four apps', nx, ['run-many', '-t', 'build', '-p', APPS.join(','), '--outputStyle=stream']);
 step('Seeding demo data (first run only)', nx, ['run', 'query-api:seed', '--outputStyle=stream']);
+step('Creating the demo owner', nx, [
+  'run',
+  'auth-server:create-owner',
+  `--email=${DEMO_OWNER.email}`,
+  `--password=${DEMO_OWNER.password}`,
+  '--plan=pro',
+  '--outputStyle=stream',
+]);
 
 const children = new Map();
 let stopping = false;
@@ -105,6 +115,7 @@ function printTour() {
   curl -s ${baseUrl}/oauth2/register -H 'Content-Type: application/json' -d '${register}'
   curl -s -u "$CLIENT_ID:$CLIENT_SECRET" ${baseUrl}/oauth2/token -d grant_type=client_credentials -d scope=mcp:read -d audience=${baseUrl}/mcp
   curl -s -H "Authorization: Bearer $ACCESS_TOKEN" '${baseUrl}/api/v1/ads?country=US&limit=5'
+Owners sign in at ${baseUrl}/account as ${DEMO_OWNER.email} / ${DEMO_OWNER.password} to attach agents and see usage.
 Ctrl-C stops everything.
 `);
 }
