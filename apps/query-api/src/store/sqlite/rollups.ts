@@ -15,6 +15,7 @@ import type {
   WebmasterRow,
 } from '@adintel/contracts';
 import { dayNumber, nameSuffixes } from '../text';
+import { ROLLUP_INDEXES } from './schema';
 import { encodeTrendColumns, type TrendColumns } from './trend-columns';
 
 /** Sorted by count desc, key asc. */
@@ -126,7 +127,7 @@ export function buildRollups(db: DatabaseSync): void {
       `SELECT a.rid, a.id, a.activity_days, a.popularity, a.impressions, a.platform, a.advertiser_id, a.webmaster_id, a.app_id, a.creative_id, a.status, a.first_seen,
         a.last_seen, a.registrable, d.host, a.creative_format, d.countries, d.categories, d.advertiser_name,
         d.advertiser_account, d.webmaster_name, d.app_doc, d.creative_title
-       FROM ads a INDEXED BY ads_by_date JOIN ad_docs d ON d.rid = a.rid ORDER BY a.first_seen, a.id`,
+       FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`,
     )
     .iterate() as IterableIterator<AdRow>;
 
@@ -193,12 +194,15 @@ export function buildRollups(db: DatabaseSync): void {
 
   db.exec('BEGIN');
   try {
-    db.exec('DELETE FROM entities; DELETE FROM name_index; DELETE FROM webmaster_advertisers; DELETE FROM trend_columns;');
+    db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
+      DELETE FROM entities; DELETE FROM name_index; DELETE FROM webmaster_advertisers; DELETE FROM trend_columns;`);
     const insertEntity = db.prepare('INSERT INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES (?, ?, ?, ?, ?)');
     const insertName = db.prepare('INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES (?, ?, ?)');
     const insertPair = db.prepare('INSERT INTO webmaster_advertisers (webmaster_id, advertiser_id) VALUES (?, ?)');
-    const indexName = (kind: string, id: string, ...names: string[]) => {
-      for (const name of names) for (const suffix of nameSuffixes(name)) insertName.run(kind, suffix, id);
+    // Collected, then inserted in key order: appending to the b-tree is far cheaper than random inserts.
+    const names: [string, string, string][] = [];
+    const indexName = (kind: string, id: string, ...entityNames: string[]) => {
+      for (const name of entityNames) for (const suffix of nameSuffixes(name)) names.push([kind, suffix, id]);
     };
 
     const advertiserNames = new Map<string, string>();
@@ -291,10 +295,13 @@ export function buildRollups(db: DatabaseSync): void {
       indexName('app', id, a.info.name, a.info.bundle_id);
     }
 
+    names.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+    for (const [kind, suffix, id] of names) insertName.run(kind, suffix, id);
     columns.retitleCreatives((id) => creatives.get(id)?.title);
     columns.rankIds(db.prepare('SELECT rid FROM ads ORDER BY id').iterate() as IterableIterator<{ rid: number }>);
     const insertColumn = db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
     for (const [name, data] of encodeTrendColumns(columns.build())) insertColumn.run(name, data);
+    db.exec(ROLLUP_INDEXES);
     db.exec('COMMIT');
   } catch (error) {
     db.exec('ROLLBACK');
@@ -396,27 +403,44 @@ class TrendColumnsBuilder {
     for (const [id, i] of this.dict.creatives) this.names.creativeTitles[i] = titleOf(id) ?? this.names.creativeTitles[i] ?? '';
   }
 
+  /** The columns in (first_seen, id) order: rows were read in row-id order, ranked by id since. */
   build(): TrendColumns {
     const keys = (map: Map<string, number>) => [...map.keys()];
+    const n = this.rid.length;
+    const order = Array.from({ length: n }, (_, i) => i).sort(
+      (a, b) => (this.first[a] ?? 0) - (this.first[b] ?? 0) || (this.idRank[a] ?? 0) - (this.idRank[b] ?? 0),
+    );
+    const pick = (values: number[] | Int32Array) => order.map((i) => values[i] ?? 0);
+    const csr = (off: number[], val: number[]) => {
+      const offsets = [0];
+      const out: number[] = [];
+      for (const i of order) {
+        for (let j = off[i] ?? 0, end = off[i + 1] ?? 0; j < end; j++) out.push(val[j] ?? 0);
+        offsets.push(out.length);
+      }
+      return { offsets: Int32Array.from(offsets), values: Uint16Array.from(out) };
+    };
+    const countries = csr(this.countryOff, this.countryVal);
+    const categories = csr(this.categoryOff, this.categoryVal);
     return {
-      n: this.rid.length,
-      rid: Int32Array.from(this.rid),
-      activity: Int32Array.from(this.activity),
-      popularity: Float64Array.from(this.popularity),
-      impressions: Float64Array.from(this.impressions),
-      idRank: this.idRank,
-      first: Int32Array.from(this.first),
-      last: Int32Array.from(this.last),
-      platform: Uint8Array.from(this.platform),
-      active: Uint8Array.from(this.active),
-      advertiser: Int32Array.from(this.advertiser),
-      webmaster: Int32Array.from(this.webmaster),
-      app: Int32Array.from(this.app),
-      creative: Int32Array.from(this.creative),
-      countryOff: Int32Array.from(this.countryOff),
-      countryVal: Uint16Array.from(this.countryVal),
-      categoryOff: Int32Array.from(this.categoryOff),
-      categoryVal: Uint16Array.from(this.categoryVal),
+      n,
+      rid: Int32Array.from(pick(this.rid)),
+      activity: Int32Array.from(pick(this.activity)),
+      popularity: Float64Array.from(pick(this.popularity)),
+      impressions: Float64Array.from(pick(this.impressions)),
+      idRank: Int32Array.from(pick(this.idRank)),
+      first: Int32Array.from(pick(this.first)),
+      last: Int32Array.from(pick(this.last)),
+      platform: Uint8Array.from(pick(this.platform)),
+      active: Uint8Array.from(pick(this.active)),
+      advertiser: Int32Array.from(pick(this.advertiser)),
+      webmaster: Int32Array.from(pick(this.webmaster)),
+      app: Int32Array.from(pick(this.app)),
+      creative: Int32Array.from(pick(this.creative)),
+      countryOff: countries.offsets,
+      countryVal: countries.values,
+      categoryOff: categories.offsets,
+      categoryVal: categories.values,
       dicts: {
         platforms: keys(this.dict.platforms),
         countries: keys(this.dict.countries),

@@ -75,6 +75,10 @@ CREATE INDEX IF NOT EXISTS ads_by_creative ON ads (creative_id);
 CREATE INDEX IF NOT EXISTS ads_by_host ON ads (host_rev);
 CREATE INDEX IF NOT EXISTS ad_countries_by_value ON ad_countries (value, rid);
 CREATE INDEX IF NOT EXISTS ad_categories_by_value ON ad_categories (value, rid);
+`;
+
+/** Indexes over the rollups: created after buildRollups() filled them. */
+export const ROLLUP_INDEXES = `
 CREATE INDEX IF NOT EXISTS entities_by_volume ON entities (kind, ads_total DESC, id);
 CREATE INDEX IF NOT EXISTS name_index_by_entity ON name_index (kind, id, suffix);
 `;

@@ -131,6 +131,11 @@ export class SqliteReader {
     applyPragmasForReading(this.db);
   }
 
+  /** Loads the in-memory columns ahead of the first request (workers call it at start). */
+  warmUp(): void {
+    if (this.generation()) this.columnarAds();
+  }
+
   close(): void {
     if (this.db.isOpen) this.db.close();
   }

@@ -7,6 +7,11 @@ import { SqliteReader } from './sqlite-reader';
 import type { WorkerReply, WorkerRequest } from './worker-pool';
 
 const reader = new SqliteReader((workerData as { file: string }).file);
+try {
+  reader.warmUp();
+} catch {
+  // An empty or half-written store: the first request reports it.
+}
 
 parentPort?.on('message', (request: WorkerRequest) => {
   let reply: WorkerReply;
