@@ -122,7 +122,7 @@ async function main() {
     const writer = new SqliteWriter(join(dir, 'ads.sqlite'));
     const summary = await ingestFile(file, writer, { progress: false });
     await writer.close();
-    out(`# ${size} ads: ingest ${summary.written} rows in ${summary.seconds.toFixed(1)} s = ${summary.rowsPerSecond} rows/s (finish ${summary.finishSeconds.toFixed(1)} s)`);
+    out(`# ${size} ads: ingest ${summary.written} rows in ${summary.seconds.toFixed(1)} s = ${summary.rowsPerSecond} rows/s (finish ${summary.finishSeconds.toFixed(1)} s: ${Object.entries(writer.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")})`);
     const store = new SqliteStore({ file: join(dir, 'ads.sqlite'), workers: 0 });
     const cases = new Map<string, { p50: number; p95: number; kind: string }>();
     for (const c of await casesFor(store)) cases.set(c.name, { ...(await measure(c, runs)), kind: c.kind });

@@ -96,6 +96,16 @@ describe('query-api as a process, over the transport', () => {
     expect(breakdown.data.find((b) => b.key === 'US')).toMatchObject({ label: 'United States' });
   });
 
+  it('turns bad input into typed errors naming the field', async () => {
+    const longWindow = await failure(send(QueryMessages.trends, { dimension: 'timeline', date_from: '2000-01-01' }));
+    expect(longWindow.payload).toMatchObject({ code: 'invalid_argument', errors: [expect.objectContaining({ field: 'date_from' })] });
+    const noWords = await failure(send(QueryMessages.searchAds, { q: '!!!' }));
+    expect(noWords.payload.errors?.[0]?.field).toBe('q');
+    const unknown = await failure(send(QueryMessages.searchAds, { colour: 'red' } as never));
+    expect(unknown.payload.errors?.[0]?.field).toBe('colour');
+    expect((await failure(send(QueryMessages.getDomain, { domain: 'never-seen-domain.com' }))).code).toBe('not_found');
+  });
+
   it('answers trends in all six dimensions with share, change and evidence', async () => {
     for (const dimension of ['geo', 'advertisers/cards', 'webmasters', 'apps', 'timeline', 'scaling-creatives'] as const) {
       const trends = await send(QueryMessages.trends, { dimension, limit: 5 });

@@ -1,8 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AD_STORE, type AdStore, type CatalogData } from '../store/ad-store.port';
-import { addDays } from '../store/text';
+import { ServiceError } from '@adintel/transport';
+import { addDays, dayNumber } from '../store/text';
 
 const CACHE_MS = 5_000;
+
+/** Longest window a trend or an activity report may cover. */
+export const MAX_WINDOW_DAYS = 731;
 
 /**
  * "Today" for default windows is the latest last_seen_date in the data, not the wall clock, so demo
@@ -33,7 +37,13 @@ export class DataWindowService {
   /** The requested window, or the 30 days ending "today" (or ending date_to). */
   async window(dateFrom?: string, dateTo?: string): Promise<{ from: string; to: string }> {
     const to = dateTo ?? (dateFrom ? maxDate(await this.today(), dateFrom) : await this.today());
-    return { from: dateFrom ?? addDays(to, -29), to };
+    const from = dateFrom ?? addDays(to, -29);
+    if (dayNumber(to) - dayNumber(from) + 1 > MAX_WINDOW_DAYS) {
+      throw ServiceError.invalidArgument([
+        { field: 'date_from', message: `the window may span at most ${MAX_WINDOW_DAYS} days (answers list one row per day)` },
+      ]);
+    }
+    return { from, to };
   }
 }
 

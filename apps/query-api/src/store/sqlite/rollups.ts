@@ -82,18 +82,40 @@ class WebmasterAcc {
   constructor(readonly name: string) {}
 }
 
+/** Per creative (there are many): no Sets unless a second advertiser shows up; platforms as a bitmask. */
 class CreativeAcc {
   ads = 0;
-  advertisers = new Set<string>();
-  platforms = new Set<Platform>();
+  firstAdvertiser: string;
+  otherAdvertisers: Set<string> | null = null;
+  platformBits = 0;
   first = '9999-12-31';
   last = '0000-01-01';
   constructor(
     public lowestAdId: string,
     public title: string,
     readonly format: CreativeFormat,
-  ) {}
+    advertiser: string,
+  ) {
+    this.firstAdvertiser = advertiser;
+  }
+
+  addAdvertiser(id: string) {
+    if (id !== this.firstAdvertiser) (this.otherAdvertisers ??= new Set()).add(id);
+  }
+
+  get advertiserCount() {
+    return 1 + (this.otherAdvertisers?.size ?? 0);
+  }
+
+  get platforms(): Platform[] {
+    return PLATFORM_BITS.filter(([, bit]) => (this.platformBits & bit) !== 0).map(([p]) => p);
+  }
 }
+
+const PLATFORM_BITS: [Platform, number][] = [
+  ['facebook', 1],
+  ['tiktok', 2],
+];
 
 class DomainAcc {
   ads = 0;
@@ -114,7 +136,12 @@ class AppAcc {
  * Rebuilds every rollup from the ads table in one pass: entity records (advertisers, webmasters,
  * creatives, domains, apps), the name index, webmaster->advertiser pairs and the trend columns.
  */
-export function buildRollups(db: DatabaseSync): void {
+export function buildRollups(db: DatabaseSync, timings: Record<string, number> = {}): void {
+  let started = performance.now();
+  const lap = (name: string) => {
+    timings[name] = (performance.now() - started) / 1000;
+    started = performance.now();
+  };
   const advertisers = new Map<string, AdvertiserAcc>();
   const webmasters = new Map<string, WebmasterAcc>();
   const creatives = new Map<string, CreativeAcc>();
@@ -162,14 +189,14 @@ export function buildRollups(db: DatabaseSync): void {
     }
 
     let cr = creatives.get(ad.creative_id);
-    if (!cr) creatives.set(ad.creative_id, (cr = new CreativeAcc(ad.id, ad.creative_title, ad.creative_format)));
+    if (!cr) creatives.set(ad.creative_id, (cr = new CreativeAcc(ad.id, ad.creative_title, ad.creative_format, ad.advertiser_id)));
     if (ad.id < cr.lowestAdId) {
       cr.lowestAdId = ad.id;
       cr.title = ad.creative_title;
     }
     cr.ads++;
-    cr.advertisers.add(ad.advertiser_id);
-    cr.platforms.add(ad.platform);
+    cr.addAdvertiser(ad.advertiser_id);
+    cr.platformBits |= ad.platform === 'facebook' ? 1 : 2;
     if (ad.first_seen < cr.first) cr.first = ad.first_seen;
     if (ad.last_seen > cr.last) cr.last = ad.last_seen;
 
@@ -192,6 +219,7 @@ export function buildRollups(db: DatabaseSync): void {
     columns.add(ad, countries, categories, active);
   }
 
+  lap('rollups.read');
   db.exec('BEGIN');
   try {
     db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
@@ -262,8 +290,8 @@ export function buildRollups(db: DatabaseSync): void {
         title: c.title,
         creative_format: c.format,
         ads_count: c.ads,
-        advertisers_count: c.advertisers.size,
-        platforms: [...c.platforms].sort(),
+        advertisers_count: c.advertiserCount,
+        platforms: c.platforms,
         first_seen_date: c.first,
         last_seen_date: c.last,
       };
@@ -295,14 +323,18 @@ export function buildRollups(db: DatabaseSync): void {
       indexName('app', id, a.info.name, a.info.bundle_id);
     }
 
+    lap('rollups.entities');
     names.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
     for (const [kind, suffix, id] of names) insertName.run(kind, suffix, id);
+    lap('rollups.names');
     columns.retitleCreatives((id) => creatives.get(id)?.title);
     columns.rankIds(db.prepare('SELECT rid FROM ads ORDER BY id').iterate() as IterableIterator<{ rid: number }>);
     const insertColumn = db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
     for (const [name, data] of encodeTrendColumns(columns.build())) insertColumn.run(name, data);
+    lap('rollups.columns');
     db.exec(ROLLUP_INDEXES);
     db.exec('COMMIT');
+    lap('rollups.indexes');
   } catch (error) {
     db.exec('ROLLBACK');
     throw new Error('building the rollups failed', { cause: error });

@@ -92,16 +92,26 @@ export class SqliteWriter implements AdStoreWriter {
     return { written, rejected };
   }
 
+  /** Seconds per step of the last finish(), for the ingest summary and the benchmark. */
+  readonly timings: Record<string, number> = {};
+
   async finish(): Promise<void> {
-    this.db.exec(SECONDARY_INDEXES);
-    buildRollups(this.db);
-    const { catalog, valueCounts } = this.catalogData();
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(catalog));
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('value_counts', ?)").run(JSON.stringify(valueCounts));
-    this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;');
+    const step = (name: string, run: () => void) => {
+      const started = performance.now();
+      run();
+      this.timings[name] = (performance.now() - started) / 1000;
+    };
+    step('indexes', () => this.db.exec(SECONDARY_INDEXES));
+    step('rollups', () => buildRollups(this.db, this.timings));
+    step('catalog', () => {
+      const { catalog, valueCounts } = this.catalogData();
+      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(catalog));
+      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('value_counts', ?)").run(JSON.stringify(valueCounts));
+    });
+    step('analyze', () => this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;'));
     const generation = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)").run(generation);
-    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    step('checkpoint', () => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
   async close(): Promise<void> {
