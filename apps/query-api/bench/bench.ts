@@ -106,7 +106,21 @@ async function measure(c: Case, runs: number): Promise<{ p50: number; p95: numbe
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { sizes: { type: 'string', default: '100000,1000000' }, runs: { type: 'string', default: '40' } } });
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: '100000,1000000' },
+      runs: { type: 'string', default: '40' },
+      // Re-run only finish() (indexes exist already, so: rollups, catalog, analyze) on an existing store, for profiling.
+      refinish: { type: 'string' },
+    },
+  });
+  if (values.refinish) {
+    const writer = new SqliteWriter(values.refinish);
+    await writer.finish();
+    await writer.close();
+    out(Object.entries(writer.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
+    return;
+  }
   const sizes = values.sizes.split(',').map(Number);
   const runs = Number(values.runs);
   const root = join(process.cwd(), 'tmp', 'query-bench');

@@ -6,7 +6,8 @@ import type { DatabaseSync } from 'node:sqlite';
  * `host_rev` (reversed host) turns "domain and all its subdomains" into one index range.
  * `entities`/`name_index`/`webmaster_advertisers` and `trend_columns` are rollups rebuilt by finish().
  */
-export const SCHEMA_VERSION = 1;
+/** Bumped whenever the layout changes: a store written by another version is emptied and reloaded. */
+export const SCHEMA_VERSION = '2';
 
 export const BASE_TABLES = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

@@ -4,7 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { AdRecord, AdStoreWriter, CatalogData, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
 import { buildRollups } from './rollups';
-import { applyPragmasForWriting, BASE_TABLES, SECONDARY_INDEXES } from './schema';
+import { applyPragmasForWriting, BASE_TABLES, SCHEMA_VERSION, SECONDARY_INDEXES } from './schema';
 
 /** The ingest side of the SQLite store. Single writer; readers (worker threads) see a finished store. */
 export class SqliteWriter implements AdStoreWriter {
@@ -16,6 +16,8 @@ export class SqliteWriter implements AdStoreWriter {
     this.db = new DatabaseSync(file);
     applyPragmasForWriting(this.db);
     this.db.exec(BASE_TABLES);
+    const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+    if (version?.value !== SCHEMA_VERSION) this.dropAll();
     this.statements = prepare(this.db);
   }
 
@@ -25,13 +27,18 @@ export class SqliteWriter implements AdStoreWriter {
 
   /** Drops and recreates every table: the next load runs without secondary indexes (finish() adds them). */
   async clear(): Promise<void> {
-    this.db.exec(`
-      DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_docs; DROP TABLE IF EXISTS ad_countries; DROP TABLE IF EXISTS ad_categories;
-      DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts; DROP TABLE IF EXISTS entities;
-      DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers; DROP TABLE IF EXISTS trend_columns;
-      DELETE FROM meta;`);
-    this.db.exec(BASE_TABLES);
+    this.dropAll();
     this.statements = prepare(this.db);
+  }
+
+  private dropAll(): void {
+    this.db.exec(`
+      DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_docs; DROP TABLE IF EXISTS ad_countries;
+      DROP TABLE IF EXISTS ad_categories; DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts;
+      DROP TABLE IF EXISTS entities; DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers;
+      DROP TABLE IF EXISTS trend_columns; DELETE FROM meta;`);
+    this.db.exec(BASE_TABLES);
+    this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
   }
 
   async write(batch: readonly AdRecord[]): Promise<WriteResult> {
