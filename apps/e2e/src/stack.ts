@@ -3,8 +3,7 @@ import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { freePort, startApp, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
+import { freePort, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
 
 export interface Stack {
   /** The one public origin (the dev front door, routed like the ingress). */
@@ -87,22 +86,15 @@ export async function startStack(): Promise<Stack> {
 }
 
 async function startRedis(cleanups: (() => Promise<unknown> | void)[]): Promise<string> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const spawnFailed = new Promise<'missing'>((resolve) => child.once('error', () => resolve('missing')));
-  cleanups.push(() => stopChild(child));
-  const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    const outcome = await Promise.race([probe.connect().then(() => probe.ping()).catch(() => 'down'), spawnFailed]);
-    probe.disconnect();
-    if (outcome === 'PONG') return url;
+  try {
+    const redis = await startPrivateRedis();
+    cleanups.push(() => redis.stop());
+    return redis.url;
+  } catch (error) {
     // No redis-server binary here: fall back to the shared server, on the gateway e2e's own db.
-    if (outcome === 'missing') return 'redis://127.0.0.1:6379/3';
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'redis://127.0.0.1:6379/3';
+    throw error;
   }
-  throw new Error('redis-server did not start');
 }
 
 /** The same front door `npm start` runs (tools/dev-stack), as its own process. */

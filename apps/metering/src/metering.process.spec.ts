@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MeteringMessages } from '@adintel/contracts';
-import { startApp, type AppProcess } from '@adintel/testing';
+import { startApp, startPrivateRedis, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient, type ServiceError } from '@adintel/transport';
-import { startPrivateRedis, type PrivateRedis } from './testing/private-redis';
 
 jest.setTimeout(60_000);
 

@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf } from '@adintel/contracts';
-import { startApp, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
+import { startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient, ServiceError } from '@adintel/transport';
-import { startPrivateRedis, type PrivateRedis } from './testing/private-redis';
 
 jest.setTimeout(120_000);
 

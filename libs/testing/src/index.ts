@@ -1,1 +1,2 @@
 export * from './app-process';
+export * from './private-redis';
