@@ -47,4 +47,9 @@ export default tseslint.config(
     files: ['**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // Build configs share tools/webpack; they are not part of the apps' module graph.
+    files: ['**/webpack.config.cjs'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
 );

@@ -1,25 +1,3 @@
-// Bundles the app (and the @adintel/* libs it imports) into dist/apps/metering/main.js.
-// tsc via ts-loader keeps decorator metadata (esbuild would drop it); node_modules stay external
-// (NestJS 12 is ESM-only and is loaded through require(esm) on Node 24).
-// Type errors are reported by the separate `typecheck` target.
-const { NxAppWebpackPlugin } = require('@nx/webpack/app-plugin');
-const { join } = require('node:path');
+const { nodeAppConfig } = require('../../tools/webpack/node-app.cjs');
 
-module.exports = {
-  output: { path: join(__dirname, '../../dist/apps/metering') },
-  plugins: [
-    new NxAppWebpackPlugin({
-      target: 'node',
-      compiler: 'tsc',
-      main: './src/main.ts',
-      tsConfig: './tsconfig.app.json',
-      outputFileName: 'main.js',
-      externalDependencies: 'all',
-      optimization: false,
-      outputHashing: 'none',
-      sourceMap: true,
-      skipTypeChecking: true,
-      generatePackageJson: false,
-    }),
-  ],
-};
+module.exports = nodeAppConfig(__dirname);
