@@ -73,6 +73,35 @@ describe('the service end to end (four apps as real processes, real Redis, seede
     expect(usage.body.result?.structuredContent).toMatchObject({ plan: 'trial', pool: 'agent', used: 5, remaining: TRIAL - 5 });
   });
 
+  it('follows one request id through the gateway, metering and query-api in their JSON logs', async () => {
+    const { token } = await newAgentToken(base);
+    const requestId = `e2e-trace-${Date.now()}`;
+    const res = await fetch(`${base}/api/v1/ads?limit=2`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe(requestId);
+    const linesOf = (app: keyof Stack['apps']) =>
+      stack.apps[app].output.flatMap((line) => {
+        try {
+          const entry = JSON.parse(line) as Record<string, unknown>;
+          return entry['request_id'] === requestId ? [entry] : [];
+        } catch {
+          return [];
+        }
+      });
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && (['mcp-gateway', 'metering', 'query-api'] as const).some((app) => linesOf(app).length === 0)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(linesOf('mcp-gateway')).toContainEqual(expect.objectContaining({ service: 'mcp-gateway', res: { status: 200 } }));
+    expect(linesOf('query-api')).toContainEqual(expect.objectContaining({ service: 'query-api', pattern: 'query.ads.search', msg: 'message handled' }));
+    expect(linesOf('metering')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ service: 'metering', pattern: 'metering.reserve' }),
+        expect.objectContaining({ service: 'metering', pattern: 'metering.settle' }),
+      ]),
+    );
+  });
+
   it('pages GET /api/v1/ads with cursor, without overlap', async () => {
     const { token } = await newAgentToken(base);
     const seen = new Set<string>();

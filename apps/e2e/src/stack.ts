@@ -31,7 +31,8 @@ export async function startStack(): Promise<Stack> {
     const redisUrl = await startRedis(cleanups);
     const frontPort = await freePort();
     const baseUrl = `http://127.0.0.1:${frontPort}`;
-    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'warn' };
+    // info: the request-id test reads the apps' JSON log lines.
+    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'info' };
     const queryEnv = { ...common, DATA_DIR: join(dataDir, 'query'), QUERY_WORKERS: '1' };
 
     await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(SEEDED_ADS)], queryEnv);
