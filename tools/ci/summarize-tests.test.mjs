@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const summarize = (text) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'summary-')), 'log');
+  writeFileSync(file, text);
+  return execFileSync(process.execPath, [join(import.meta.dirname, 'summarize-tests.mjs'), file], { encoding: 'utf8' }).trim();
+};
+
+test('adds up jest and node test runner counts, colours and Nx prefixes included', () => {
+  const log = [
+    'query-api: \x1b[1mTests:       \x1b[22m\x1b[1m\x1b[33m1 skipped\x1b[39m\x1b[22m, \x1b[1m\x1b[32m149 passed\x1b[39m\x1b[22m, 150 total',
+    'metering: Tests:       2 failed, 23 passed, 25 total',
+    'dev-stack: ℹ pass 3',
+    'dev-stack: ℹ fail 1',
+    'dev-stack: ℹ skipped 0',
+    'dev-stack: ℹ tests 4',
+  ].join('\n');
+  assert.equal(summarize(log), 'tests: 175 passed, 3 failed, 1 skipped');
+});
+
+test('says zero when no runner reported', () => {
+  assert.equal(summarize('nothing ran\n'), 'tests: 0 passed, 0 failed, 0 skipped');
+});
