@@ -112,13 +112,29 @@ async function main() {
       runs: { type: 'string', default: '40' },
       // Re-run only finish() (indexes exist already, so: rollups, catalog, analyze) on an existing store, for profiling.
       refinish: { type: 'string' },
+      // Time the queries of an existing store only (no ingest), optionally only the cases whose name contains --cases.
+      store: { type: 'string' },
+      cases: { type: 'string' },
+      // With --store: the planner's threshold for the columnar ad search (-1 forces it).
+      'columnar-above': { type: 'string' },
     },
   });
+  const selected = (c: Case) => !values.cases || c.name.includes(values.cases);
   if (values.refinish) {
     const writer = new SqliteWriter(values.refinish);
     await writer.finish();
     await writer.close();
     out(Object.entries(writer.timings).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '));
+    return;
+  }
+  if (values.store) {
+    const threshold = values['columnar-above'];
+    const store = new SqliteStore({ file: values.store, workers: 0, ...(threshold === undefined ? {} : { columnarAboveCost: Number(threshold) }) });
+    for (const c of (await casesFor(store)).filter(selected)) {
+      const { p50, p95 } = await measure(c, Number(values.runs));
+      out(`${c.name}: p50 ${p50.toFixed(2)} p95 ${p95.toFixed(2)}`);
+    }
+    await store.close();
     return;
   }
   const sizes = values.sizes.split(',').map(Number);
