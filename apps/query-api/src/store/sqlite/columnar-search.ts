@@ -10,6 +10,9 @@ import type { TrendColumns } from './trend-columns';
  */
 export class ColumnarAds {
   private readonly posOfRid: Int32Array;
+  /** Positions per country / category code, ascending (built on first use): a scan visits only one value's ads. */
+  private countryPostings: Int32Array[] | null = null;
+  private categoryPostings: Int32Array[] | null = null;
   private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
 
   constructor(readonly cols: TrendColumns) {
@@ -28,6 +31,43 @@ export class ColumnarAds {
       appIds: index(d.appIds),
       creativeIds: index(d.creativeIds),
     };
+  }
+
+  private static postings(offsets: Int32Array, values: Uint16Array, n: number, size: number): Int32Array[] {
+    const counts = new Int32Array(size);
+    for (let j = 0; j < values.length; j++) {
+      const v = values[j] ?? 0;
+      counts[v] = (counts[v] ?? 0) + 1;
+    }
+    const lists = Array.from(counts, (count) => new Int32Array(count));
+    const fill = new Int32Array(size);
+    for (let p = 0; p < n; p++) {
+      for (let j = offsets[p] ?? 0, end = offsets[p + 1] ?? 0; j < end; j++) {
+        const v = values[j] ?? 0;
+        const list = lists[v];
+        const at = fill[v] ?? 0;
+        if (list) list[at] = p;
+        fill[v] = at + 1;
+      }
+    }
+    return lists;
+  }
+
+  /** The positions of one country's ads, or of one category's (the shorter), when those filters are set. */
+  private narrowest(country: number, categories: Set<number> | null): Int32Array | null {
+    const c = this.cols;
+    let best: Int32Array | null = null;
+    if (country >= 0) {
+      this.countryPostings ??= ColumnarAds.postings(c.countryOff, c.countryVal, c.n, c.dicts.countries.length);
+      best = this.countryPostings[country] ?? new Int32Array(0);
+    }
+    if (categories?.size === 1) {
+      const [category] = categories;
+      this.categoryPostings ??= ColumnarAds.postings(c.categoryOff, c.categoryVal, c.n, c.dicts.categories.length);
+      const list = (category === undefined ? undefined : this.categoryPostings[category]) ?? new Int32Array(0);
+      if (!best || list.length < best.length) best = list;
+    }
+    return best;
   }
 
   positionOf(rid: number): number {
@@ -127,7 +167,9 @@ export class ColumnarAds {
         if (p >= 0) consider(p);
       }
     } else {
-      for (let p = 0; p < c.n; p++) consider(p);
+      const positions = this.narrowest(country, categories);
+      if (positions) for (let i = 0; i < positions.length; i++) consider(positions[i] ?? 0);
+      else for (let p = 0; p < c.n; p++) consider(p);
     }
     return { positions: best.slice(0, limit).map((b) => b.p), hasMore: best.length > limit };
   }

@@ -84,7 +84,7 @@ const ID_FILTERS = [
 const COLUMNAR_ABOVE_COST = 15_000;
 
 /** Rough per-row costs (µs) behind the choice between scanning a sort index and driving from a filter. */
-const COST = { driveRow: 8, scanRow: 1, columnCheck: 3, ftsCheck: 60 };
+const COST = { driveRow: 8, scanRow: 1, columnCheck: 3, joinProbe: 3, ftsCheck: 60 };
 
 interface Driver {
   est: number;
@@ -400,11 +400,13 @@ export class SqliteReader {
       const est = stats.countries[filter.country] ?? 0;
       drivers.push({ est, from: 'ads NOT INDEXED', key: 'country' });
       selectivity *= est / n;
+      checkCost += COST.joinProbe;
     }
     if (filter.categories?.length) {
       const est = filter.categories.reduce((sum, c) => sum + (stats.categories[c] ?? 0), 0);
       drivers.push({ est, from: 'ads NOT INDEXED', key: 'categories' });
       selectivity *= Math.min(1, est / n);
+      checkCost += COST.joinProbe;
     }
     for (const [key, , index, kind] of ID_FILTERS) {
       const id = filter[key];
