@@ -53,5 +53,9 @@ export const CONTRACT_CATEGORY_SLUGS = [
 /** Narrowing filters that make `sort_by=impressions` affordable (product-decisions.md). */
 export const IMPRESSIONS_NARROWING_FILTERS = ['q', 'advertiser_id', 'webmaster_id', 'landing_domain'] as const;
 
+/** The services that answer messages; the edge sends each tool to one of them. */
+export const SERVICES = ['query', 'metering'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
 export const INTERFACE_VERSION = '1.0.0';
 export const MCP_SCOPE = 'mcp:read';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { MessageDefinition } from '@adintel/contracts';
+import type { MessageDefinition, ServiceName } from '@adintel/contracts';
 
 export type Surface = 'http' | 'mcp';
 
@@ -8,8 +8,6 @@ export type CostRule =
   | { readonly kind: 'free' }
   | { readonly kind: 'flat'; readonly tokens: number }
   | { readonly kind: 'per_row'; readonly tokens: number; readonly unit: string };
-
-export type ServiceName = 'query' | 'metering';
 
 export interface ToolDefinition {
   readonly name: string;

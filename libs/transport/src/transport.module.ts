@@ -1,10 +1,9 @@
 import { Inject, Module, type DynamicModule, type INestApplication, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
+import type { ServiceName } from '@adintel/contracts';
 import { ServiceClient } from './service-client';
 import { createTransportServer } from './transport-server';
 import { RpcErrorFilter } from './rpc-error.filter';
-
-export type ServiceName = 'query' | 'metering';
 
 /** Injection token of the client for one service: `@Inject(serviceClientToken('query'))`. */
 export const serviceClientToken = (service: ServiceName) => `SERVICE_CLIENT:${service}`;
