@@ -101,6 +101,7 @@ export class ColumnarAds {
     limit: number,
     after: { value: string | number; idRank: number } | undefined,
     candidates: number[] | null,
+    bits: Uint32Array | null = null,
   ): { positions: number[]; hasMore: boolean } {
     const c = this.cols;
     const code = (dict: keyof ColumnarAds['codes'], value: string | undefined) =>
@@ -161,7 +162,22 @@ export class ColumnarAds {
       best.splice(lo, 0, { p, v, r });
     };
 
-    if (candidates) {
+    if (bits) {
+      // Positions run in (first_seen, id) order: sorted by date, the first k matches in that order are the page.
+      const inOrder = sort === 'date';
+      const descending = inOrder && order === 'desc';
+      const done = () => inOrder && best.length === k;
+      for (let w = descending ? bits.length - 1 : 0; descending ? w >= 0 : w < bits.length; w += descending ? -1 : 1) {
+        let word = bits[w] ?? 0;
+        while (word !== 0) {
+          const bit = descending ? 31 - Math.clz32(word) : 31 - Math.clz32(word & -word);
+          word = (word ^ (1 << bit)) >>> 0;
+          consider(w * 32 + bit);
+          if (done()) break;
+        }
+        if (done()) break;
+      }
+    } else if (candidates) {
       for (const rid of candidates) {
         const p = this.positionOf(rid);
         if (p >= 0) consider(p);

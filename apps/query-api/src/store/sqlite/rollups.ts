@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type {
   Advertiser,
   AdvertiserMatch,
@@ -16,7 +16,7 @@ import type {
 } from '@adintel/contracts';
 import { dayNumber, nameSuffixes } from '../text';
 import { ROLLUP_INDEXES } from './schema';
-import { encodeTrendColumns, type TrendColumns } from './trend-columns';
+import { encodeTrendColumns, type TrendColumns, WORD_BITS_PREFIX } from './trend-columns';
 
 /** Sorted by count desc, key asc. */
 export function ranked(counts: Map<string, number>, limit = Infinity): [string, number][] {
@@ -132,11 +132,23 @@ class AppAcc {
   constructor(readonly info: { id: string; name: string; store: AppStore; bundle_id: string }) {}
 }
 
+export interface RollupOptions {
+  /**
+   * Words in at least `wordBitsMinShare` and at most `wordBitsMaxShare` of the ads get a bitset over the column
+   * positions (see writeWordBits). Rarer words: FTS yields their few rows fast; commoner ones: the sort index
+   * meets a match every few rows.
+   */
+  wordBitsMinShare: number;
+  wordBitsMaxShare: number;
+}
+
+export const DEFAULT_ROLLUP_OPTIONS: RollupOptions = { wordBitsMinShare: 0.02, wordBitsMaxShare: 0.3 };
+
 /**
  * Rebuilds every rollup from the ads table in one pass: entity records (advertisers, webmasters,
- * creatives, domains, apps), the name index, webmaster->advertiser pairs and the trend columns.
+ * creatives, domains, apps), the name index, webmaster->advertiser pairs, the trend columns and the word bitsets.
  */
-export function buildRollups(db: DatabaseSync, timings: Record<string, number> = {}): void {
+export function buildRollups(db: DatabaseSync, timings: Record<string, number> = {}, options: RollupOptions = DEFAULT_ROLLUP_OPTIONS): void {
   let started = performance.now();
   const lap = (name: string) => {
     timings[name] = (performance.now() - started) / 1000;
@@ -330,8 +342,11 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
     columns.retitleCreatives((id) => creatives.get(id)?.title);
     columns.rankIds(db.prepare('SELECT rid FROM ads ORDER BY id').iterate() as IterableIterator<{ rid: number }>);
     const insertColumn = db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
-    for (const [name, data] of encodeTrendColumns(columns.build())) insertColumn.run(name, data);
+    const built = columns.build();
+    for (const [name, data] of encodeTrendColumns(built)) insertColumn.run(name, data);
     lap('rollups.columns');
+    writeWordBits(db, built, insertColumn, options);
+    lap('rollups.words');
     db.exec(ROLLUP_INDEXES);
     db.exec('COMMIT');
     lap('rollups.indexes');
@@ -339,6 +354,34 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
     db.exec('ROLLBACK');
     throw new Error('building the rollups failed', { cause: error });
   }
+}
+
+/**
+ * For every word in between `wordBitsMinShare` and `wordBitsMaxShare` of the ads: one bit per column position (ads in first_seen, id order).
+ * A query on such a word then neither fetches tens of thousands of FTS row ids nor probes FTS per row: it walks
+ * the set bits, in date order when sorted by date (stopping after one page).
+ */
+function writeWordBits(db: DatabaseSync, cols: TrendColumns, insert: StatementSync, shares: RollupOptions): void {
+  if (cols.n === 0 || shares.wordBitsMinShare > shares.wordBitsMaxShare) return;
+  let maxRid = 0;
+  for (let p = 0; p < cols.n; p++) maxRid = Math.max(maxRid, cols.rid[p] ?? 0);
+  const positionOf = new Int32Array(maxRid + 1).fill(-1);
+  for (let p = 0; p < cols.n; p++) positionOf[cols.rid[p] ?? 0] = p;
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ads_vocab USING fts5vocab(main, ads_fts, row)');
+  const terms = db
+    .prepare('SELECT term FROM temp.ads_vocab WHERE doc BETWEEN ? AND ?')
+    .all(Math.max(1, Math.ceil(cols.n * shares.wordBitsMinShare)), Math.floor(cols.n * shares.wordBitsMaxShare)) as { term: string }[];
+  const match = db.prepare('SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?');
+  match.setReturnArrays(true);
+  for (const { term } of terms) {
+    const bits = new Uint32Array((cols.n + 31) >>> 5);
+    for (const row of match.iterate(`"${term.replaceAll('"', '""')}"`) as unknown as Iterable<[number]>) {
+      const p = positionOf[row[0]] ?? -1;
+      if (p >= 0) bits[p >>> 5] = (bits[p >>> 5] ?? 0) | (1 << (p & 31));
+    }
+    insert.run(WORD_BITS_PREFIX + term, new Uint8Array(bits.buffer));
+  }
+  db.exec('DROP TABLE IF EXISTS temp.ads_vocab');
 }
 
 /** Dictionary-encodes the ads (in first_seen, id order) into the typed arrays the trend scans read. */

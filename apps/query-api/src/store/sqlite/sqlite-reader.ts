@@ -34,7 +34,7 @@ import type {
 import { dayNumber, isoDate, reverseHost } from '../text';
 import { ColumnarAds } from './columnar-search';
 import { applyPragmasForReading } from './schema';
-import { computeTrend, decodeTrendColumns, type TrendColumns } from './trend-columns';
+import { computeTrend, decodeTrendColumns, type TrendColumns, WORD_BITS_PREFIX } from './trend-columns';
 
 const SORT_COLUMN: Record<AdSort, string> = {
   date: 'first_seen',
@@ -147,9 +147,13 @@ export class SqliteReader {
   searchAds(query: AdSearchQuery): KeysetPage<Ad> {
     const column = `ads.${SORT_COLUMN[query.sort]}`;
     const plan = this.plan(query.filter, SORT_INDEX[query.sort], query.limit + 1);
-    if (plan.cost > (this.options.columnarAboveCost ?? COLUMNAR_ABOVE_COST) && !query.filter.landingDomain) {
-      const page = this.searchColumnar(query);
-      if (page) return page;
+    if (!query.filter.landingDomain) {
+      // Words with a bitset: the columns walk its bits, cheaper than any FTS plan.
+      const wordBits = query.filter.words?.length ? this.wordBits(query.filter.words) : null;
+      if (wordBits || plan.cost > (this.options.columnarAboveCost ?? COLUMNAR_ABOVE_COST)) {
+        const page = this.searchColumnar(query, wordBits);
+        if (page) return page;
+      }
     }
     const dir = query.order === 'desc' ? 'DESC' : 'ASC';
     let sql = `SELECT ads.rid AS rid, ${column} AS sort_value, ads.id AS id FROM ${plan.from} WHERE ${plan.where}`;
@@ -175,9 +179,10 @@ export class SqliteReader {
   }
 
   /** The columnar path (see ColumnarAds); null when the columns are unavailable. */
-  private searchColumnar(query: AdSearchQuery): KeysetPage<Ad> | null {
+  private searchColumnar(query: AdSearchQuery, wordBits: Uint32Array | null): KeysetPage<Ad> | null {
     const columnar = this.columnarAds();
     if (!columnar) return null;
+    const bits = wordBits && wordBits.length === (columnar.cols.n + 31) >>> 5 ? wordBits : null;
     let after: { value: string | number; idRank: number } | undefined;
     if (query.after) {
       const row = this.db.prepare('SELECT rid FROM ads WHERE id = ?').get(query.after.id) as { rid: number } | undefined;
@@ -185,10 +190,8 @@ export class SqliteReader {
       if (p < 0) return null;
       after = { value: query.after.value, idRank: columnar.cols.idRank[p] ?? 0 };
     }
-    const candidates = query.filter.words?.length
-      ? (this.db.prepare('SELECT rowid AS rid FROM ads_fts WHERE ads_fts MATCH ?').all(ftsQuery(query.filter.words)) as { rid: number }[]).map((r) => r.rid)
-      : null;
-    const { positions, hasMore } = columnar.search(query.filter, query.sort, query.order, query.limit, after, candidates);
+    const candidates = query.filter.words?.length && !bits ? this.rowsMatching(query.filter.words) : null;
+    const { positions, hasMore } = columnar.search(query.filter, query.sort, query.order, query.limit, after, candidates, bits);
     const rids = positions.map((p) => columnar.cols.rid[p] ?? 0);
     const docs = this.docsOf(rids);
     const rows = rids.flatMap((rid) => {
@@ -200,6 +203,28 @@ export class SqliteReader {
     const value =
       lastPosition === undefined ? 0 : query.sort === 'date' ? isoDate(columnar.sortValue('date', lastPosition)) : columnar.sortValue(query.sort, lastPosition);
     return { rows, hasMore, lastKey: last ? { value, id: last.id } : null };
+  }
+
+  /** The positions (bits) of the ads containing every word, when each word has a bitset; else null. */
+  private wordBits(words: string[]): Uint32Array | null {
+    const statement = this.db.prepare('SELECT data FROM trend_columns WHERE name = ?');
+    let all: Uint32Array | null = null;
+    for (const word of words) {
+      const row = statement.get(WORD_BITS_PREFIX + word) as { data: Uint8Array } | undefined;
+      if (!row || row.data.byteLength % 4 !== 0) return null;
+      const bits = new Uint32Array(row.data.slice().buffer);
+      if (!all) all = bits;
+      else if (all.length !== bits.length) return null;
+      else for (let i = 0; i < all.length; i++) all[i] = (all[i] ?? 0) & (bits[i] ?? 0);
+    }
+    return all;
+  }
+
+  /** Row ids of the ads containing every word, as one array (rows as arrays, not objects: tens of thousands of them). */
+  private rowsMatching(words: string[]): number[] {
+    const statement = this.db.prepare('SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?');
+    statement.setReturnArrays(true);
+    return (statement.all(ftsQuery(words)) as unknown as [number][]).map((row) => row[0]);
   }
 
   private columnarAds(): ColumnarAds | null {
@@ -482,7 +507,11 @@ export class SqliteReader {
     const generation = this.generation();
     if (this.trendColumns?.generation !== generation) {
       const blobs = new Map<string, Uint8Array>();
-      for (const row of this.db.prepare('SELECT name, data FROM trend_columns').all() as { name: string; data: Uint8Array }[]) {
+      const columnRows = this.db.prepare('SELECT name, data FROM trend_columns WHERE name NOT GLOB ?').all(`${WORD_BITS_PREFIX}*`) as {
+        name: string;
+        data: Uint8Array;
+      }[];
+      for (const row of columnRows) {
         blobs.set(row.name, row.data);
       }
       this.trendColumns = { generation, columns: decodeTrendColumns(blobs) };

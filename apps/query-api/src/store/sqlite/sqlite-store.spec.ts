@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AdRecord } from '../ad-store.port';
 import { describeStoreContract } from '../store.contract';
+import { DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from './rollups';
 import { SqliteStore } from './sqlite-store';
 import { SqliteWriter } from './sqlite-writer';
 
-const loadSqlite = (options: { columnarAboveCost?: number } = {}) => async (records: AdRecord[]) => {
+const loadSqlite = (options: { columnarAboveCost?: number } = {}, rollups: RollupOptions = DEFAULT_ROLLUP_OPTIONS) => async (records: AdRecord[]) => {
   const dir = mkdtempSync(join(tmpdir(), 'query-sqlite-'));
   const file = join(dir, 'ads.sqlite');
-  const writer = new SqliteWriter(file);
+  const writer = new SqliteWriter(file, rollups);
   await writer.write(records);
   await writer.finish();
   await writer.close();
@@ -24,6 +25,11 @@ const loadSqlite = (options: { columnarAboveCost?: number } = {}) => async (reco
   };
 };
 
-describeStoreContract('sqlite', loadSqlite());
-// The same contract with every ad search (except landing_domain) on the in-memory columns.
-describeStoreContract('sqlite, columnar ad search', loadSqlite({ columnarAboveCost: -1 }));
+const NO_WORD_BITS: RollupOptions = { wordBitsMinShare: 1, wordBitsMaxShare: 0 };
+
+// Every word of the small fixture gets a bitset: word searches walk the bits.
+describeStoreContract('sqlite', loadSqlite({}, { wordBitsMinShare: 0, wordBitsMaxShare: 1 }));
+// The same contract with every ad search (except landing_domain) on the in-memory columns, words found by FTS.
+describeStoreContract('sqlite, columnar ad search', loadSqlite({ columnarAboveCost: -1 }, NO_WORD_BITS));
+// The planner's SQL plans for words (FTS probes or FTS-driven), as for words too rare for a bitset.
+describeStoreContract('sqlite, no word bitsets', loadSqlite({}, NO_WORD_BITS));

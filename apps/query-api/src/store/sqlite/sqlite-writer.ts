@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { AdRecord, AdStoreWriter, CatalogData, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
-import { buildRollups } from './rollups';
+import { buildRollups, DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from './rollups';
 import { applyPragmasForWriting, BASE_TABLES, SCHEMA_VERSION, SECONDARY_INDEXES } from './schema';
 
 /** The ingest side of the SQLite store. Single writer; readers (worker threads) see a finished store. */
@@ -11,7 +11,10 @@ export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
   private statements: ReturnType<typeof prepare>;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    private readonly rollupOptions: RollupOptions = DEFAULT_ROLLUP_OPTIONS,
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
     applyPragmasForWriting(this.db);
@@ -109,7 +112,7 @@ export class SqliteWriter implements AdStoreWriter {
       this.timings[name] = (performance.now() - started) / 1000;
     };
     step('indexes', () => this.db.exec(SECONDARY_INDEXES));
-    step('rollups', () => buildRollups(this.db, this.timings));
+    step('rollups', () => buildRollups(this.db, this.timings, this.rollupOptions));
     step('catalog', () => {
       const { catalog, valueCounts } = this.catalogData();
       this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(catalog));

@@ -43,6 +43,9 @@ export interface TrendColumns {
   };
 }
 
+/** Rows of trend_columns named with this prefix hold one word's bitset (see writeWordBits), not a column. */
+export const WORD_BITS_PREFIX = 'word:';
+
 const ARRAY_COLUMNS = [
   'rid',
   'activity',
