@@ -10,9 +10,9 @@ import type { TrendColumns } from './trend-columns';
  */
 export class ColumnarAds {
   private readonly posOfRid: Int32Array;
-  /** Positions per country / category code, ascending (built on first use): a scan visits only one value's ads. */
-  private countryPostings: Int32Array[] | null = null;
-  private categoryPostings: Int32Array[] | null = null;
+  /** Positions per country / category code, ascending: a scan visits only one value's ads. */
+  private readonly countryPostings: Int32Array[];
+  private readonly categoryPostings: Int32Array[];
   private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
 
   constructor(readonly cols: TrendColumns) {
@@ -20,6 +20,8 @@ export class ColumnarAds {
     for (let i = 0; i < cols.n; i++) maxRid = Math.max(maxRid, cols.rid[i] ?? 0);
     this.posOfRid = new Int32Array(maxRid + 1).fill(-1);
     for (let i = 0; i < cols.n; i++) this.posOfRid[cols.rid[i] ?? 0] = i;
+    this.countryPostings = ColumnarAds.postings(cols.countryOff, cols.countryVal, cols.n, cols.dicts.countries.length);
+    this.categoryPostings = ColumnarAds.postings(cols.categoryOff, cols.categoryVal, cols.n, cols.dicts.categories.length);
     const index = (values: string[]) => new Map(values.map((v, i) => [v, i]));
     const d = cols.dicts;
     this.codes = {
@@ -55,15 +57,12 @@ export class ColumnarAds {
 
   /** The positions of one country's ads, or of one category's (the shorter), when those filters are set. */
   private narrowest(country: number, categories: Set<number> | null): Int32Array | null {
-    const c = this.cols;
     let best: Int32Array | null = null;
     if (country >= 0) {
-      this.countryPostings ??= ColumnarAds.postings(c.countryOff, c.countryVal, c.n, c.dicts.countries.length);
       best = this.countryPostings[country] ?? new Int32Array(0);
     }
     if (categories?.size === 1) {
       const [category] = categories;
-      this.categoryPostings ??= ColumnarAds.postings(c.categoryOff, c.categoryVal, c.n, c.dicts.categories.length);
       const list = (category === undefined ? undefined : this.categoryPostings[category]) ?? new Int32Array(0);
       if (!best || list.length < best.length) best = list;
     }

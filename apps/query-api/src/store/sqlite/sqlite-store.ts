@@ -77,6 +77,7 @@ export class SqliteStore implements AdStore {
     } else {
       this.pool = null;
       this.inline = new SqliteReader(options.file, options.columnarAboveCost === undefined ? {} : { columnarAboveCost: options.columnarAboveCost });
+      this.inline.warmUp(); // as each worker does at start: the first query does not pay for loading the columns
     }
   }
 
