@@ -11,8 +11,9 @@ import {
 import { CountryCode, Cursor, Id, IsoDate, Slug } from './resources/common';
 
 /**
- * Arguments of every tool, shared by both surfaces and by the messages that carry them.
- * Builders take the page-size default because it differs per surface (search_ads: MCP 20, HTTP 50).
+ * Arguments of every tool: the request schemas of the messages that answer them (messages/query.ts), from
+ * which the tool catalogue derives each tool's arguments. A surface that differs (search_ads pages 20 on MCP)
+ * overrides a field in the catalogue.
  */
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 50;
@@ -54,13 +55,13 @@ export const adFilterShape = {
 export const adFilters = () => z.strictObject(adFilterShape).superRefine(datesInOrder);
 export type AdFilters = z.infer<ReturnType<typeof adFilters>>;
 
-export const searchAdsArgs = (defaultLimit = DEFAULT_LIMIT) =>
+export const searchAdsArgs = () =>
   z
     .strictObject({
       ...adFilterShape,
       sort_by: z.enum(AD_SORTS).default('date'),
       sort_order: z.enum(SORT_ORDERS).default('desc'),
-      limit: limitParam(defaultLimit),
+      limit: limitParam(),
       cursor: Cursor.optional().describe('pagination.next_cursor of the previous page, with the same filters'),
     })
     .superRefine(datesInOrder)
@@ -127,9 +128,6 @@ export type PagedByIdArgs = z.infer<ReturnType<typeof pagedByIdArgs>>;
 
 export const domainArgs = () => z.strictObject({ domain: domainName });
 export type DomainArgs = z.infer<ReturnType<typeof domainArgs>>;
-
-export const usageEventsArgs = () => z.strictObject({ limit: limitParam(), cursor: Cursor.optional() });
-export type UsageEventsArgs = z.infer<ReturnType<typeof usageEventsArgs>>;
 
 export const noArgs = () => z.strictObject({});
 export type NoArgs = z.infer<ReturnType<typeof noArgs>>;

@@ -2,3 +2,4 @@ export * from './tool-definition';
 export * from './costs';
 export * from './tools';
 export * from './arguments';
+export * from './derive-args';

@@ -14,7 +14,10 @@ export interface ToolDefinition {
   readonly title: string;
   /** Written for an LLM: when to use it, what it costs, how it pages. */
   readonly description: string;
-  /** Strict argument schema; `surface` only changes defaults (search_ads pages 20 on MCP, 50 on HTTP). */
+  /**
+   * Strict argument schema, derived from `message.request` (see derive-args.ts); `surface` only changes
+   * defaults (search_ads pages 20 on MCP, 50 on HTTP).
+   */
   readonly args: (surface: Surface) => z.ZodObject;
   readonly output: z.ZodType;
   /** The GET twin under /api/v1; `{name}` segments are path parameters. */

@@ -1,7 +1,7 @@
 import {
   AD_SORTS,
-  MeteringPatterns,
-  QueryPatterns,
+  MeteringMessages,
+  QueryMessages,
   TREND_DIMENSIONS,
 } from '@adintel/contracts';
 import { actualCost, findTool, inputJsonSchema, outputJsonSchema, parseHttpArgs, parseToolArgs, TOOLS, worstCaseCost } from './index';
@@ -40,8 +40,8 @@ describe('the catalogue', () => {
   });
 
   it('routes data tools to query-api and usage tools to metering', () => {
-    const queryPatterns = Object.values(QueryPatterns) as string[];
-    const meteringPatterns = Object.values(MeteringPatterns) as string[];
+    const queryPatterns = Object.values(QueryMessages).map((m) => m.pattern);
+    const meteringPatterns = Object.values(MeteringMessages).map((m) => m.pattern);
     for (const t of TOOLS) {
       const patterns = t.service === 'query' ? queryPatterns : meteringPatterns;
       expect(patterns).toContain(t.message.pattern);

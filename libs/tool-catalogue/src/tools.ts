@@ -1,52 +1,38 @@
-import {
-  adsBreakdownArgs,
-  advertiserActivityArgs,
-  byId,
-  countAdsArgs,
-  domainArgs,
-  MCP_SEARCH_ADS_DEFAULT_LIMIT,
-  MeteringMessages,
-  nameSearchArgs,
-  noArgs,
-  pagedByIdArgs,
-  pagedNameSearchArgs,
-  QueryMessages,
-  searchAdsArgs,
-  trendsArgs,
-  usageEventsArgs,
-  DEFAULT_LIMIT,
-  type MessageDefinition,
-} from '@adintel/contracts';
-import type { z } from 'zod';
+import { limitParam, MCP_SEARCH_ADS_DEFAULT_LIMIT, MeteringMessages, QueryMessages } from '@adintel/contracts';
 import { FREE, ONE_TOKEN, perRow } from './costs';
-import type { CostRule, Surface, ToolDefinition } from './tool-definition';
+import { argsFromMessage, type ArgOverrides, type ObjectMessage } from './derive-args';
+import type { CostRule, ToolDefinition } from './tool-definition';
 
 interface ToolSpec {
   name: string;
   title: string;
   description: string;
-  args: (surface: Surface) => z.ZodObject;
   path: string;
   cost: CostRule;
-  message: MessageDefinition;
+  /** The message that answers the tool: its request schema is the tool's argument schema. */
+  message: ObjectMessage;
+  /** Where a surface differs from the message (search_ads pages 20 on MCP). */
+  overrides?: ArgOverrides;
 }
 
 const pathParamsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 
-const queryTool = (spec: ToolSpec): ToolDefinition => ({
+const tool = (spec: ToolSpec, service: ToolDefinition['service'], callerScoped: boolean): ToolDefinition => ({
   name: spec.name,
   title: spec.title,
   description: spec.description,
-  args: spec.args,
+  args: argsFromMessage(spec.message, { callerScoped, overrides: spec.overrides }),
   output: spec.message.response,
   http: { path: spec.path, pathParams: pathParamsOf(spec.path) },
   cost: spec.cost,
-  service: 'query',
+  service,
   message: spec.message,
-  callerScoped: false,
+  callerScoped,
 });
 
-const meteringTool = (spec: ToolSpec): ToolDefinition => ({ ...queryTool(spec), service: 'metering', callerScoped: true });
+const queryTool = (spec: ToolSpec) => tool(spec, 'query', false);
+/** Metering tools answer about the caller: the edge adds `caller_id`, so it is not an argument. */
+const meteringTool = (spec: ToolSpec) => tool(spec, 'metering', true);
 
 const PAGING = 'Pages with `cursor`: pass `pagination.next_cursor` from the previous result, with the same other arguments.';
 
@@ -61,7 +47,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'most_popular or impressions (impressions needs q, advertiser_id, webmaster_id or landing_domain). ' +
       `Costs 1 token per ad returned; an empty page is free. Default 20 ads per page on MCP, max 100. ${PAGING} ` +
       'Use count_ads first (free) to size a query.',
-    args: (surface) => searchAdsArgs(surface === 'mcp' ? MCP_SEARCH_ADS_DEFAULT_LIMIT : DEFAULT_LIMIT),
+    overrides: { mcp: { limit: limitParam(MCP_SEARCH_ADS_DEFAULT_LIMIT) } },
     path: '/ads',
     cost: perRow('ad'),
     message: QueryMessages.searchAds,
@@ -70,7 +56,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_ad',
     title: 'Get one ad',
     description: 'One ad by id with its media and the advertiser and webmaster behind it. Costs 1 token.',
-    args: () => byId(),
     path: '/ads/{id}',
     cost: ONE_TOKEN,
     message: QueryMessages.getAd,
@@ -81,7 +66,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'How many ads match the search_ads filters, and what the next search_ads page would cost at `limit`. Free: use it ' +
       'to check a query before paying for rows. `total` is exact up to 10,000; above that `total_estimated` is true.',
-    args: () => countAdsArgs(),
     path: '/ads/count',
     cost: FREE,
     message: QueryMessages.countAds,
@@ -92,7 +76,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Counts of the ads matching the search_ads filters, grouped by `field`: country, platform, category, language, ' +
       'creative_format, landing_domain or status. Largest buckets first, at most `limit`. Costs 1 token per bucket.',
-    args: () => adsBreakdownArgs(),
     path: '/ads/breakdown/{field}',
     cost: perRow('bucket'),
     message: QueryMessages.adsBreakdown,
@@ -106,7 +89,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'window, share, change against the previous window of equal length, and `evidence`: search_ads arguments that ' +
       'list the ads behind it. Filters: country, platform, ai_category, date_from/date_to (default the last 30 days). ' +
       'Costs 1 token per row.',
-    args: () => trendsArgs(),
     path: '/analytics/trends/{dimension}',
     cost: perRow('row'),
     message: QueryMessages.trends,
@@ -117,7 +99,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Advertisers whose name starts with `q` or has a word starting with it, most active first. Free: use it to turn a ' +
       'brand name into an advertiser_id for search_ads or get_advertiser.',
-    args: () => nameSearchArgs(),
     path: '/advertisers/autocomplete',
     cost: FREE,
     message: QueryMessages.searchAdvertisers,
@@ -128,7 +109,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'The merged record of one advertiser across Facebook and TikTok: accounts, ad and creative counts, countries, ' +
       'categories, landing domains, first and last seen. Costs 1 token.',
-    args: () => byId(),
     path: '/advertisers/{id}',
     cost: ONE_TOKEN,
     message: QueryMessages.getAdvertiser,
@@ -138,7 +118,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Advertiser activity per day',
     description:
       'New and active ads per day for one advertiser between date_from and date_to (default the last 30 days). Costs 1 token.',
-    args: () => advertiserActivityArgs(),
     path: '/advertisers/{id}/activity',
     cost: ONE_TOKEN,
     message: QueryMessages.advertiserActivity,
@@ -149,7 +128,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Affiliate networks and webmasters matching `q` (all when omitted), with ad volume per country, dominant country ' +
       `and relevance (share of ads in the dominant country). Costs 1 token per webmaster returned. ${PAGING}`,
-    args: () => pagedNameSearchArgs(),
     path: '/webmasters',
     cost: perRow('webmaster'),
     message: QueryMessages.searchWebmasters,
@@ -158,7 +136,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_webmaster',
     title: 'Get one webmaster',
     description: 'One webmaster (affiliate) with its geography, verticals and landing domains. Costs 1 token.',
-    args: () => byId(),
     path: '/webmasters/{id}',
     cost: ONE_TOKEN,
     message: QueryMessages.getWebmaster,
@@ -167,7 +144,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'list_webmaster_advertisers',
     title: 'Advertisers of a webmaster',
     description: `Advertisers a webmaster runs ads for, most ads first. Costs 1 token per advertiser returned. ${PAGING}`,
-    args: () => pagedByIdArgs(),
     path: '/webmasters/{id}/advertisers',
     cost: perRow('advertiser'),
     message: QueryMessages.webmasterAdvertisers,
@@ -178,7 +154,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Unique (deduplicated) creatives whose text matches `q`, with how many ads and advertisers use each, most used ' +
       `first. Costs 1 token per creative returned. ${PAGING}`,
-    args: () => pagedNameSearchArgs(),
     path: '/creo',
     cost: perRow('creative'),
     message: QueryMessages.searchCreatives,
@@ -187,7 +162,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_creative',
     title: 'Get one creative',
     description: 'One unique creative: its media, reach (ads, advertisers, countries, platforms) and sample ads. Costs 1 token.',
-    args: () => byId(),
     path: '/creo/{id}',
     cost: ONE_TOKEN,
     message: QueryMessages.getCreative,
@@ -196,7 +170,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'search_domains',
     title: 'Search landing domains',
     description: `Registrable landing domains containing \`q\`, with ad and advertiser counts, most ads first. Costs 1 token per domain returned. ${PAGING}`,
-    args: () => pagedNameSearchArgs(),
     path: '/domains',
     cost: perRow('domain'),
     message: QueryMessages.searchDomains,
@@ -206,7 +179,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Get one landing domain',
     description:
       'One landing domain and everything below it: ads, advertisers, countries and subdomains. Costs 1 token.',
-    args: () => domainArgs(),
     path: '/domains/{domain}',
     cost: ONE_TOKEN,
     message: QueryMessages.getDomain,
@@ -215,7 +187,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'search_apps',
     title: 'Search promoted apps',
     description: `Mobile apps promoted by ads, matching \`q\` in name or bundle id, most ads first. Costs 1 token per app returned. ${PAGING}`,
-    args: () => pagedNameSearchArgs(),
     path: '/apps',
     cost: perRow('app'),
     message: QueryMessages.searchApps,
@@ -224,7 +195,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_app',
     title: 'Get one app',
     description: 'One promoted app: store, bundle id, the advertisers promoting it and where. Costs 1 token.',
-    args: () => byId(),
     path: '/apps/{id}',
     cost: ONE_TOKEN,
     message: QueryMessages.getApp,
@@ -235,7 +205,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Your plan, tokens used, reserved and remaining, the period, and which pool pays (your own trial or your owner’s plan). ' +
       'Free at any frequency.',
-    args: () => noArgs(),
     path: '/usage',
     cost: FREE,
     message: MeteringMessages.getUsage,
@@ -244,7 +213,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'list_usage_events',
     title: 'Usage ledger',
     description: `Your charge ledger, newest first: tool, tokens charged and refunded, time. Free. ${PAGING}`,
-    args: () => usageEventsArgs(),
     path: '/usage/events',
     cost: FREE,
     message: MeteringMessages.listUsageEvents,
@@ -255,7 +223,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Every allowed value for the other tools (countries, platforms, categories, languages, sorts, trend dimensions, ' +
       'breakdown fields), the dates covered, and what each tool costs. Free: call it first.',
-    args: () => noArgs(),
     path: '/catalog',
     cost: FREE,
     message: QueryMessages.catalog,

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { QueryMessages, type AdsBreakdownArgs, type ById, type CountAdsArgs, type SearchAdsArgs } from '@adintel/contracts';
+import { QueryMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
 import { AdsService } from './ads.service';
 
@@ -9,22 +9,22 @@ export class AdsController {
   constructor(private readonly ads: AdsService) {}
 
   @HandleMessage(QueryMessages.searchAds)
-  search(@Payload() args: SearchAdsArgs) {
+  search(@Payload() args: Received<typeof QueryMessages.searchAds>) {
     return this.ads.search(args);
   }
 
   @HandleMessage(QueryMessages.getAd)
-  get(@Payload() args: ById) {
+  get(@Payload() args: Received<typeof QueryMessages.getAd>) {
     return this.ads.get(args.id);
   }
 
   @HandleMessage(QueryMessages.countAds)
-  count(@Payload() args: CountAdsArgs) {
+  count(@Payload() args: Received<typeof QueryMessages.countAds>) {
     return this.ads.count(args);
   }
 
   @HandleMessage(QueryMessages.adsBreakdown)
-  breakdown(@Payload() args: AdsBreakdownArgs) {
+  breakdown(@Payload() args: Received<typeof QueryMessages.adsBreakdown>) {
     return this.ads.breakdown(args);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { QueryMessages, type AdvertiserActivityArgs, type ById, type NameSearchArgs } from '@adintel/contracts';
+import { QueryMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
 import { AdvertisersService } from './advertisers.service';
 
@@ -9,17 +9,17 @@ export class AdvertisersController {
   constructor(private readonly advertisers: AdvertisersService) {}
 
   @HandleMessage(QueryMessages.searchAdvertisers)
-  search(@Payload() args: NameSearchArgs) {
+  search(@Payload() args: Received<typeof QueryMessages.searchAdvertisers>) {
     return this.advertisers.search(args);
   }
 
   @HandleMessage(QueryMessages.getAdvertiser)
-  get(@Payload() args: ById) {
+  get(@Payload() args: Received<typeof QueryMessages.getAdvertiser>) {
     return this.advertisers.get(args.id);
   }
 
   @HandleMessage(QueryMessages.advertiserActivity)
-  activity(@Payload() args: AdvertiserActivityArgs) {
+  activity(@Payload() args: Received<typeof QueryMessages.advertiserActivity>) {
     return this.advertisers.activity(args);
   }
 }

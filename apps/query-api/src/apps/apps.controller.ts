@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { QueryMessages, type ById, type PagedNameSearchArgs } from '@adintel/contracts';
+import { QueryMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
 import { AppsService } from './apps.service';
 
@@ -9,12 +9,12 @@ export class AppsController {
   constructor(private readonly apps: AppsService) {}
 
   @HandleMessage(QueryMessages.searchApps)
-  search(@Payload() args: PagedNameSearchArgs) {
+  search(@Payload() args: Received<typeof QueryMessages.searchApps>) {
     return this.apps.search(args);
   }
 
   @HandleMessage(QueryMessages.getApp)
-  get(@Payload() args: ById) {
+  get(@Payload() args: Received<typeof QueryMessages.getApp>) {
     return this.apps.get(args.id);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { QueryMessages, type ById, type PagedNameSearchArgs } from '@adintel/contracts';
+import { QueryMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
 import { CreativesService } from './creatives.service';
 
@@ -9,12 +9,12 @@ export class CreativesController {
   constructor(private readonly creatives: CreativesService) {}
 
   @HandleMessage(QueryMessages.searchCreatives)
-  search(@Payload() args: PagedNameSearchArgs) {
+  search(@Payload() args: Received<typeof QueryMessages.searchCreatives>) {
     return this.creatives.search(args);
   }
 
   @HandleMessage(QueryMessages.getCreative)
-  get(@Payload() args: ById) {
+  get(@Payload() args: Received<typeof QueryMessages.getCreative>) {
     return this.creatives.get(args.id);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { QueryMessages, type DomainArgs, type PagedNameSearchArgs } from '@adintel/contracts';
+import { QueryMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
 import { DomainsService } from './domains.service';
 
@@ -9,12 +9,12 @@ export class DomainsController {
   constructor(private readonly domains: DomainsService) {}
 
   @HandleMessage(QueryMessages.searchDomains)
-  search(@Payload() args: PagedNameSearchArgs) {
+  search(@Payload() args: Received<typeof QueryMessages.searchDomains>) {
     return this.domains.search(args);
   }
 
   @HandleMessage(QueryMessages.getDomain)
-  get(@Payload() args: DomainArgs) {
+  get(@Payload() args: Received<typeof QueryMessages.getDomain>) {
     return this.domains.get(args.domain);
   }
 }

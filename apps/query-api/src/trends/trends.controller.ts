@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { QueryMessages, type TrendsArgs } from '@adintel/contracts';
+import { QueryMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
 import { TrendsService } from './trends.service';
 
@@ -9,7 +9,7 @@ export class TrendsController {
   constructor(private readonly trends: TrendsService) {}
 
   @HandleMessage(QueryMessages.trends)
-  get(@Payload() args: TrendsArgs) {
+  get(@Payload() args: Received<typeof QueryMessages.trends>) {
     return this.trends.trends(args);
   }
 }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { QueryMessages, type ById, type PagedByIdArgs, type PagedNameSearchArgs } from '@adintel/contracts';
+import { QueryMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
 import { WebmastersService } from './webmasters.service';
 
@@ -9,17 +9,17 @@ export class WebmastersController {
   constructor(private readonly webmasters: WebmastersService) {}
 
   @HandleMessage(QueryMessages.searchWebmasters)
-  search(@Payload() args: PagedNameSearchArgs) {
+  search(@Payload() args: Received<typeof QueryMessages.searchWebmasters>) {
     return this.webmasters.search(args);
   }
 
   @HandleMessage(QueryMessages.getWebmaster)
-  get(@Payload() args: ById) {
+  get(@Payload() args: Received<typeof QueryMessages.getWebmaster>) {
     return this.webmasters.get(args.id);
   }
 
   @HandleMessage(QueryMessages.webmasterAdvertisers)
-  advertisers(@Payload() args: PagedByIdArgs) {
+  advertisers(@Payload() args: Received<typeof QueryMessages.webmasterAdvertisers>) {
     return this.webmasters.advertisers(args);
   }
 }

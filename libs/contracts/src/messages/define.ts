@@ -14,6 +14,8 @@ export const defineMessage = <Req extends z.ZodType, Res extends z.ZodType>(
 ): MessageDefinition<Req, Res> => ({ pattern, request, response });
 
 export type RequestOf<M extends MessageDefinition> = z.input<M['request']>;
+/** A message's request as a handler receives it: validated, defaults applied. */
+export type Received<M extends MessageDefinition> = z.output<M['request']>;
 export type ResponseOf<M extends MessageDefinition> = z.infer<M['response']>;
 
 export const Pong = z.object({ service: z.string(), at: z.iso.datetime() });

@@ -12,21 +12,6 @@ const CallerId = Id;
 const RequestId = z.string().min(1).max(128);
 const ToolName = z.string().min(1).max(64);
 
-export const MeteringPatterns = {
-  reserve: 'metering.reserve',
-  settle: 'metering.settle',
-  release: 'metering.release',
-  getUsage: 'metering.usage.get',
-  listUsageEvents: 'metering.usage.events',
-  dailyUsage: 'metering.usage.daily',
-  agentRegistered: 'metering.agents.registered',
-  attachAgent: 'metering.agents.attach',
-  detachAgent: 'metering.agents.detach',
-  upsertOwner: 'metering.owners.upsert',
-  getOwner: 'metering.owners.get',
-  ping: 'metering.ping',
-} as const;
-
 export const Reservation = z.object({
   request_id: RequestId,
   pool: z.enum(['agent', 'owner']),
@@ -54,41 +39,42 @@ export const OwnerAccount = z.object({
 });
 export type OwnerAccount = z.infer<typeof OwnerAccount>;
 
+/** Messages metering serves. A pattern is written here and nowhere else. */
 export const MeteringMessages = {
   reserve: defineMessage(
-    MeteringPatterns.reserve,
+    'metering.reserve',
     z.object({ request_id: RequestId, caller_id: CallerId, tool: ToolName, amount: z.int().min(0) }),
     Reservation,
   ),
   settle: defineMessage(
-    MeteringPatterns.settle,
+    'metering.settle',
     z.object({ request_id: RequestId, caller_id: CallerId, charged: z.int().min(0) }),
     Settlement,
   ),
-  release: defineMessage(MeteringPatterns.release, z.object({ request_id: RequestId, caller_id: CallerId }), Settlement),
-  getUsage: defineMessage(MeteringPatterns.getUsage, z.object({ caller_id: CallerId }), Usage),
+  release: defineMessage('metering.release', z.object({ request_id: RequestId, caller_id: CallerId }), Settlement),
+  getUsage: defineMessage('metering.usage.get', z.object({ caller_id: CallerId }), Usage),
   listUsageEvents: defineMessage(
-    MeteringPatterns.listUsageEvents,
+    'metering.usage.events',
     z.object({ caller_id: CallerId, limit: limitParam(), cursor: Cursor.optional() }),
     UsageEvents,
   ),
   dailyUsage: defineMessage(
-    MeteringPatterns.dailyUsage,
+    'metering.usage.daily',
     z.object({ owner_id: Id, date_from: IsoDate, date_to: IsoDate }),
     z.object({ data: z.array(DailyUsage) }),
   ),
   agentRegistered: defineMessage(
-    MeteringPatterns.agentRegistered,
+    'metering.agents.registered',
     z.object({ agent_id: Id, client_name: z.string().max(256).nullable() }),
     Usage,
   ),
   attachAgent: defineMessage(
-    MeteringPatterns.attachAgent,
+    'metering.agents.attach',
     z.object({ agent_id: Id, owner_id: Id, client_name: z.string().max(256).nullable() }),
     OwnerAccount,
   ),
-  detachAgent: defineMessage(MeteringPatterns.detachAgent, z.object({ agent_id: Id, owner_id: Id }), OwnerAccount),
-  upsertOwner: defineMessage(MeteringPatterns.upsertOwner, z.object({ owner_id: Id, plan: z.string().min(1) }), OwnerAccount),
-  getOwner: defineMessage(MeteringPatterns.getOwner, z.object({ owner_id: Id }), OwnerAccount),
-  ping: defineMessage(MeteringPatterns.ping, z.object({}), Pong),
+  detachAgent: defineMessage('metering.agents.detach', z.object({ agent_id: Id, owner_id: Id }), OwnerAccount),
+  upsertOwner: defineMessage('metering.owners.upsert', z.object({ owner_id: Id, plan: z.string().min(1) }), OwnerAccount),
+  getOwner: defineMessage('metering.owners.get', z.object({ owner_id: Id }), OwnerAccount),
+  ping: defineMessage('metering.ping', z.object({}), Pong),
 } as const;

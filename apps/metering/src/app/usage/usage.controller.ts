@@ -1,8 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { MeteringMessages } from '@adintel/contracts';
+import { MeteringMessages, type Received } from '@adintel/contracts';
 import { HandleMessage } from '@adintel/transport';
-import type { Received } from '../message-types';
 import { UsageService } from './usage.service';
 
 @Controller()
