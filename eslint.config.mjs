@@ -43,6 +43,21 @@ export default tseslint.config(
     },
   },
   {
+    // Test-only code stays out of production: libs/testing (tag type:testing) starts processes and private
+    // Redis servers for tests. Specs and test/ folders may import it; nothing under an src/ folder may.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@adintel/testing', message: 'test-only (tag type:testing): import it from test/ code, not from src/' }],
+          patterns: [{ group: ['**/libs/testing/**'], message: 'test-only (tag type:testing): import it from test/ code, not from src/' }],
+        },
+      ],
+    },
+  },
+  {
     // Config files and Node scripts are CommonJS / plain Node.
     files: ['**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

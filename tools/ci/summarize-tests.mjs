@@ -2,8 +2,9 @@
 // Adds up the test counts of one `npm test` run (jest "Tests:" lines and node --test "ℹ pass/fail/skipped"
 // lines, as Nx streams them) and prints one plain closing line: "tests: N passed, N failed, N skipped".
 import { readFileSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 
-const text = readFileSync(process.argv[2], 'utf8').replace(/\x1b\[[0-9;]*m/g, '');
+const text = stripVTControlCharacters(readFileSync(process.argv[2], 'utf8'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 for (const line of text.split('\n')) {
   const jest = line.match(/Tests:\s+(.*)\s+\d+ total/);

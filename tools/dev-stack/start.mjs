@@ -40,6 +40,8 @@ step('Creating the demo owner', nx, [
 
 const children = new Map();
 let stopping = false;
+// Assigned once the apps are spawned (below); stopAll may run before that and must see it unset.
+// eslint-disable-next-line prefer-const
 let frontDoor;
 
 function stopAll(code) {
