@@ -10,7 +10,7 @@ export const appConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-"')
     .default('auth:')
-    .describe('prefix of every Redis key this service writes (clients, grants, sessions, owners, counters)'),
+    .describe('prefix of every Redis key auth-server writes (clients, grants, sessions, owners, counters)'),
   DATA_DIR: z
     .string()
     .min(1)
@@ -32,11 +32,15 @@ export const appConfigSchema = z.object({
     .max(10)
     .default(1)
     .describe('reverse proxies in front of the app whose X-Forwarded-For entries are trusted (client IP for rate limits)'),
-  REGISTRATION_LIMIT_PER_HOUR: positiveInt(20).describe('client registrations accepted per client IP per hour'),
-  ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600).describe('lifetime of access tokens'),
-  LOGIN_MAX_FAILURES: positiveInt(10).describe('failed sign-ins per account email before sign-in pauses'),
-  LOGIN_LOCK_SECONDS: positiveInt(900).describe('how long failed sign-ins are counted, and the pause after too many'),
-  ACCOUNT_SESSION_TTL_SECONDS: positiveInt(8 * 3600).describe('lifetime of an owner session on the account page'),
+  REGISTRATION_LIMIT_PER_HOUR: positiveInt(20).describe('client registrations accepted per client IP per hour (then 429 + `Retry-After`)'),
+  ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600).describe('access-token lifetime'),
+  LOGIN_MAX_FAILURES: positiveInt(10).describe(
+    'failed sign-ins per owner email before sign-in pauses (429 + `Retry-After`, on the login form of both the authorization flow and `/account`)',
+  ),
+  LOGIN_LOCK_SECONDS: positiveInt(900).describe(
+    'how long failed sign-ins are counted, and the pause after too many; a successful sign-in clears the count',
+  ),
+  ACCOUNT_SESSION_TTL_SECONDS: positiveInt(8 * 3600).describe('lifetime of an owner session on `/account`'),
 });
 
 export type AppConfig = z.infer<typeof appConfigSchema>;

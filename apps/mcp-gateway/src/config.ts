@@ -18,11 +18,11 @@ export const appConfigSchema = z.object({
     .optional()
     .describe('the `iss` every access token must carry; default PUBLIC_BASE_URL'),
   JWKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000).describe('JWKS fetch timeout'),
-  JWKS_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(600).describe('how long fetched keys are trusted'),
+  JWKS_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(600).describe('how long fetched keys are trusted (an unknown `kid` refetches sooner)'),
   JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).default(30).describe('least time between two JWKS refetches'),
   MCP_ALLOWED_ORIGINS: originList
     .optional()
-    .describe('comma-separated browser origins allowed to call /mcp; default the origin of PUBLIC_BASE_URL'),
+    .describe('comma-separated browser origins allowed on `/mcp` (requests without `Origin` are fine); default the origin of PUBLIC_BASE_URL'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120).describe('paid calls per account per minute (refill rate)'),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(30).describe('paid calls an account may make at once (bucket size)'),
   GATEWAY_KEY_PREFIX: z.string().min(1).max(64).default('gateway:').describe('prefix of the gateway’s Redis keys'),

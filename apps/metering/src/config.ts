@@ -36,7 +36,10 @@ const plansFromJson = z
 export const appConfigSchema = z.object({
   ...baseConfigShape,
   PORT: port(3004),
-  PLANS: plansFromJson.describe('plans as JSON: {"<id>": {"allowance": tokens, "period": "lifetime" | "month"}}; must define "trial"'),
+  PLANS: plansFromJson.describe(
+    'plans as JSON, `{"<id>": {"allowance": <tokens>, "period": "lifetime" or "month"}}`; `lifetime` never resets, `month` ' +
+      'resets every calendar month (UTC); must define `trial`',
+  ),
   RESERVATION_TTL_SECONDS: z.coerce
     .number()
     .int()

@@ -9,12 +9,15 @@ export const appConfigSchema = z
     ...baseConfigShape,
     PORT: port(3003),
     STORE_ENGINE: z.enum(STORE_ENGINES).default('sqlite').describe('where the ads live: embedded SQLite or Elasticsearch'),
-    DATA_DIR: z.string().min(1).default('data/query').describe('SQLite file and the generated cursor secret live here'),
+    DATA_DIR: z.string().min(1).default('data/query').describe('the SQLite file (`ads.sqlite`), demo NDJSON and the generated cursor secret live here'),
     CURSOR_SECRET: z
       .string()
       .min(32, 'must be at least 32 characters')
       .optional()
-      .describe('HMAC key that signs pagination cursors; default: generated once and kept in DATA_DIR/cursor-secret'),
+      .describe(
+        'HMAC key that signs pagination cursors; default: generated once and kept in DATA_DIR/cursor-secret. Set it when ' +
+          'several replicas serve the same data',
+      ),
     QUERY_WORKERS: z.coerce.number().int().min(0).max(32).default(2).describe('read-only SQLite worker threads (0 = in-process)'),
     ES_URL: z.url({ protocol: /^https?$/ }).optional().describe('Elasticsearch URL (STORE_ENGINE=elasticsearch)'),
     ES_INDEX_PREFIX: z

@@ -24,21 +24,44 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
 
 const emptyAsUnset = (value: string | undefined) => (value === '' ? undefined : value);
 
-/** Variables every app reads. */
+/** Variables every app reads. Each `.describe()` text is the README's Configuration table (`npx nx run docs:generate`). */
 export const baseConfigShape = {
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development').describe('runtime mode'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('least severe JSON log line written'),
   PUBLIC_BASE_URL: z
     .url({ protocol: /^https?$/ })
     .default('http://localhost:3000')
     .transform((url) => url.replace(/\/+$/, ''))
-    .describe('the one public origin; issuer and token audience derive from it'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
-  TRANSPORT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+    .describe('the one public origin; the OAuth issuer is this URL and every access token’s audience is `{PUBLIC_BASE_URL}/mcp`'),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/ })
+    .default('redis://127.0.0.1:6379')
+    .describe(
+      'the transport between apps, and the store of auth-server, metering and the gateway’s rate limits. A `/<db>` suffix ' +
+        'selects a database; a non-zero database also gets its own message channels (`db2:…`), so one Redis can hold ' +
+        'several isolated environments',
+    ),
+  TRANSPORT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(10_000)
+    .describe('how long a message may wait for its answer (then 504)'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(120_000)
+    .default(10_000)
+    .describe('how long a graceful SIGTERM shutdown may take before the process exits'),
 };
 
-export const port = (fallback: number) => z.coerce.number().int().min(1).max(65_535).default(fallback);
+export const port = (fallback: number) =>
+  z.coerce.number().int().min(1).max(65_535).default(fallback).describe('the app’s HTTP port');
 
 /** Env flags: "true"/"1"/"yes" and "false"/"0"/"no". */
 export const flag = (fallback: boolean) =>

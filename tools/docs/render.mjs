@@ -1,0 +1,86 @@
+// Renders the README's generated sections. Pure functions of the catalogue and the config schemas, so the
+// staleness test and the generator share every line of it.
+
+/** Replaces what stands between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`. */
+export function replaceSection(text, name, body) {
+  const start = `<!-- generated:${name} -->`;
+  const end = `<!-- /generated:${name} -->`;
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`README.md has no ${start} ... ${end} markers`);
+  return `${text.slice(0, from + start.length)}\n${body.trimEnd()}\n${text.slice(to)}`;
+}
+
+const cell = (text) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
+const code = (text) => `\`${text}\``;
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
+
+/** Tool table: name, REST twin, cost and page size, all read from the catalogue. */
+export function renderToolTable({ TOOLS, describeCost, inputJsonSchema }) {
+  const rows = TOOLS.map((tool) => {
+    let cost = describeCost(tool.cost);
+    const mcp = inputJsonSchema(tool, 'mcp').properties?.limit;
+    const http = inputJsonSchema(tool, 'http').properties?.limit;
+    if (mcp && http) {
+      const defaults = mcp.default === http.default ? `default ${http.default}` : `MCP default ${mcp.default}, REST ${http.default}`;
+      cost += ` (${defaults} per page, max ${http.maximum})`;
+    }
+    return [code(tool.name), code(tool.http.path), cost, tool.title];
+  });
+  return table(['Tool', 'REST twin (`GET /api/v1` + …)', 'Cost', 'What it answers'], rows);
+}
+
+/** Env table of one zod object shape: variable, default and the `.describe()` text. */
+export function renderEnvTable(shape, { except = {} } = {}) {
+  const rows = Object.entries(shape)
+    .filter(([key, schema]) => except[key] !== schema)
+    .map(([key, schema]) => {
+      const description = describedText(schema);
+      if (!description) throw new Error(`${key} has no .describe() text: every config variable needs one`);
+      const values = allowedValues(schema);
+      const meaning = values ? `${description} (one of ${values.map(code).join(', ')})` : description;
+      return [code(key), defaultText(schema), meaning];
+    });
+  return table(['Variable', 'Default', 'Meaning'], rows);
+}
+
+function describedText(schema) {
+  for (const s of layers(schema)) if (s.description) return s.description;
+  return undefined;
+}
+
+function defaultText(schema) {
+  for (const s of layers(schema)) {
+    if (s.def.type === 'default' || s.def.type === 'prefault') {
+      const value = typeof s.def.defaultValue === 'function' ? s.def.defaultValue() : s.def.defaultValue;
+      return code(typeof value === 'string' ? value : JSON.stringify(value));
+    }
+  }
+  return '–';
+}
+
+function allowedValues(schema) {
+  for (const s of layers(schema)) if (s.def.type === 'enum') return Object.values(s.def.entries);
+  return undefined;
+}
+
+/** The schema and what it wraps: optional/default/nullable inner types and the input side of pipes. */
+function* layers(schema) {
+  let current = schema;
+  while (current) {
+    yield current;
+    current = current.def.innerType ?? (current.def.type === 'pipe' ? current.def.in : undefined);
+  }
+}
+
+/** Every generated section of README.md, by marker name. */
+export function renderSections({ catalogue, sharedShape, apps }) {
+  const sections = { tools: renderToolTable(catalogue), 'env:shared': renderEnvTable(sharedShape) };
+  for (const app of apps) sections[`env:${app.name}`] = renderEnvTable(app.shape, { except: sharedShape });
+  return sections;
+}
+
+export function renderReadme(text, sources) {
+  return Object.entries(renderSections(sources)).reduce((out, [name, body]) => replaceSection(out, name, body), text);
+}
