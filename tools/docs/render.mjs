@@ -17,7 +17,7 @@ const table = (head, rows) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
 
 /** Tool table: name, REST twin, cost and page size, all read from the catalogue. */
-export function renderToolTable({ TOOLS, describeCost, inputJsonSchema }) {
+export function renderToolTable({ TOOLS, REST_PREFIX, describeCost, inputJsonSchema }) {
   const rows = TOOLS.map((tool) => {
     let cost = describeCost(tool.cost);
     const mcp = inputJsonSchema(tool, 'mcp').properties?.limit;
@@ -28,7 +28,7 @@ export function renderToolTable({ TOOLS, describeCost, inputJsonSchema }) {
     }
     return [code(tool.name), code(tool.http.path), cost, tool.title];
   });
-  return table(['Tool', 'REST twin (`GET /api/v1` + …)', 'Cost', 'What it answers'], rows);
+  return table(['Tool', `REST twin (\`GET ${REST_PREFIX}\` + …)`, 'Cost', 'What it answers'], rows);
 }
 
 /** Env table of one zod object shape: variable, default and the `.describe()` text. */

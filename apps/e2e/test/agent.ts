@@ -1,4 +1,4 @@
-/** What an agent does, exactly as the contract writes it (sections 4.2, 4.3 and 5). */
+/** What an agent does, step by step as README.md's "Connecting an agent" shows it. */
 export const CONTRACT_REGISTRATION = {
   client_name: 'e2e agent',
   grant_types: ['client_credentials'],
@@ -54,7 +54,7 @@ export interface McpToolResult {
 
 let rpcId = 0;
 
-/** `tools/call` with the contract's headers (section 4.3). */
+/** `tools/call` with the headers MCP Streamable HTTP asks for (JSON body, Accept: JSON and event-stream). */
 export async function callTool(baseUrl: string, token: string, name: string, args: object = {}) {
   const res = await fetch(`${baseUrl}/mcp`, {
     method: 'POST',

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@adintel/tool-catalogue';
+import { REST_PREFIX, type ToolDefinition } from '@adintel/tool-catalogue';
 
 /** Ids found in the seeded store, so every tool has something real to fetch. */
 export interface SeedIds {
@@ -47,5 +47,5 @@ export function restPathFor(tool: ToolDefinition, args: Record<string, unknown>)
     if (!tool.http.pathParams.includes(key)) query.append(key, String(value));
   }
   const path = tool.http.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(args[name])));
-  return `/api/v1${path}${query.size ? `?${query}` : ''}`;
+  return `${REST_PREFIX}${path}${query.size ? `?${query}` : ''}`;
 }

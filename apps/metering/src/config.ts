@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { baseConfigShape, port } from '@adintel/config';
 
 /** A plan grants `allowance` tokens per period: `lifetime` never resets, `month` resets on the 1st, 00:00 UTC. */
-export const PlanSchema = z.strictObject({
+const PlanSchema = z.strictObject({
   allowance: z.int().min(0).max(1_000_000_000),
   period: z.enum(['lifetime', 'month']),
 });

@@ -17,7 +17,7 @@ export const ERROR_STATUS = {
   timeout: 504,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export const FieldError = z.object({
   field: z.string().describe('dotted path of the bad argument, e.g. limit or platforms.0'),
@@ -75,4 +75,9 @@ export function fieldErrorsFrom(error: z.ZodError, knownKeys: readonly string[] 
     const allowed = issue.code === 'invalid_value' ? issue.values.map(String) : undefined;
     return [{ field: at.join('.') || '(arguments)', message: issue.message, ...(allowed ? { allowed } : {}) }];
   });
+}
+
+/** One line naming every bad field, for a problem's `detail` and a rejected line's reason. */
+export function describeFieldErrors(errors: readonly FieldError[]): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
 }

@@ -1,5 +1,6 @@
 export * from './vocabulary';
 export * from './errors';
+export * from './canonical-json';
 export * from './tool-args';
 export * from './resources/common';
 export * from './resources/ad';

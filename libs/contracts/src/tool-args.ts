@@ -15,8 +15,8 @@ import { CountryCode, Cursor, Id, IsoDate, Slug } from './resources/common';
  * which the tool catalogue derives each tool's arguments. A surface that differs (search_ads pages 20 on MCP)
  * overrides a field in the catalogue.
  */
-export const MAX_LIMIT = 100;
-export const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 50;
 export const MCP_SEARCH_ADS_DEFAULT_LIMIT = 20;
 
 export const limitParam = (defaultLimit = DEFAULT_LIMIT) =>
@@ -89,7 +89,6 @@ export const adsBreakdownArgs = () =>
 export type AdsBreakdownArgs = z.infer<ReturnType<typeof adsBreakdownArgs>>;
 
 export const byId = () => z.strictObject({ id: Id });
-export type ById = z.infer<ReturnType<typeof byId>>;
 
 export const trendsArgs = () =>
   z
@@ -127,7 +126,5 @@ export const pagedByIdArgs = () => z.strictObject({ id: Id, limit: limitParam(),
 export type PagedByIdArgs = z.infer<ReturnType<typeof pagedByIdArgs>>;
 
 export const domainArgs = () => z.strictObject({ domain: domainName });
-export type DomainArgs = z.infer<ReturnType<typeof domainArgs>>;
 
 export const noArgs = () => z.strictObject({});
-export type NoArgs = z.infer<ReturnType<typeof noArgs>>;

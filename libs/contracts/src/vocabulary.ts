@@ -1,5 +1,5 @@
 /**
- * Closed vocabularies of the contract and of product-decisions.md.
+ * Closed vocabularies of the tools' arguments and results (get_catalog lists them for agents).
  * Open-ended sets (categories, countries) are validated by shape, not by list.
  */
 export const PLATFORMS = ['facebook', 'tiktok'] as const;
@@ -50,12 +50,11 @@ export const CONTRACT_CATEGORY_SLUGS = [
   'healthcare_and_medical',
 ] as const;
 
-/** Narrowing filters that make `sort_by=impressions` affordable (product-decisions.md). */
+/** Narrowing filters that make `sort_by=impressions` affordable: without one, the sort would rank every ad. */
 export const IMPRESSIONS_NARROWING_FILTERS = ['q', 'advertiser_id', 'webmaster_id', 'landing_domain'] as const;
 
 /** The services that answer messages; the edge sends each tool to one of them. */
-export const SERVICES = ['query', 'metering'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+export type ServiceName = 'query' | 'metering';
 
 export const INTERFACE_VERSION = '1.0.0';
 export const MCP_SCOPE = 'mcp:read';

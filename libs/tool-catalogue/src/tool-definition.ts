@@ -3,6 +3,12 @@ import type { MessageDefinition, ServiceName } from '@adintel/contracts';
 
 export type Surface = 'http' | 'mcp';
 
+/** Where the REST twins live on the public origin; every tool's `http.path` is relative to it. */
+export const REST_PREFIX = '/api/v1';
+/** The OpenAPI document and the reference page (whose anchors the problem `type` URIs point at). */
+export const OPENAPI_PATH = `${REST_PREFIX}/openapi.json`;
+export const REST_DOCS_PATH = `${REST_PREFIX}/docs`;
+
 /** What a call costs. `per_row` charges for every row in `data` of the result. */
 export type CostRule =
   | { readonly kind: 'free' }
@@ -20,7 +26,7 @@ export interface ToolDefinition {
    */
   readonly args: (surface: Surface) => z.ZodObject;
   readonly output: z.ZodType;
-  /** The GET twin under /api/v1; `{name}` segments are path parameters. */
+  /** The GET twin under REST_PREFIX; `{name}` segments are path parameters. */
   readonly http: { readonly path: string; readonly pathParams: readonly string[] };
   readonly cost: CostRule;
   /** The service message that answers it. */
@@ -29,3 +35,6 @@ export interface ToolDefinition {
   /** Metering tools answer about the caller: the edge adds `caller_id` to their message. */
   readonly callerScoped: boolean;
 }
+
+/** A tool's REST twin as a method and absolute path, e.g. `GET /api/v1/ads/{id}`. */
+export const restRoute = (tool: Pick<ToolDefinition, 'http'>) => `GET ${REST_PREFIX}${tool.http.path}`;

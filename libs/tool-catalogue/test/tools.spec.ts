@@ -13,7 +13,7 @@ const tool = (name: string) => {
 };
 
 describe('the catalogue', () => {
-  it('has the 20 tools of product-decisions.md, each once, with its HTTP twin', () => {
+  it('has the 20 tools, each once, with its HTTP twin', () => {
     expect(TOOLS.map((t) => [t.name, t.http.path])).toEqual([
       ['search_ads', '/ads'],
       ['get_ad', '/ads/{id}'],
@@ -65,7 +65,7 @@ describe('the catalogue', () => {
   });
 });
 
-describe('search_ads (contract 4.1 and 8)', () => {
+describe('search_ads', () => {
   const searchAds = tool('search_ads');
 
   it('takes exactly the contract parameters plus the date range, app and creative filters', () => {
@@ -154,7 +154,7 @@ describe('search_ads (contract 4.1 and 8)', () => {
   });
 });
 
-describe('get_trends (contract 4.1)', () => {
+describe('get_trends', () => {
   const trends = tool('get_trends');
 
   it('takes the six dimensions and the contract filters, limit default 50', () => {
@@ -168,7 +168,7 @@ describe('get_trends (contract 4.1)', () => {
   });
 });
 
-describe('the other searches (contract 4.1 and 8)', () => {
+describe('the other searches', () => {
   it.each([
     ['search_advertisers', ['q', 'limit']],
     ['search_webmasters', ['q', 'limit', 'cursor']],
@@ -187,7 +187,7 @@ describe('the other searches (contract 4.1 and 8)', () => {
   });
 });
 
-describe('costs (contract 8, product-decisions.md)', () => {
+describe('costs', () => {
   it('makes get_usage, the ledger, counts, catalog and advertiser search free', () => {
     for (const name of ['get_usage', 'list_usage_events', 'count_ads', 'get_catalog', 'search_advertisers']) {
       expect(tool(name).cost).toEqual({ kind: 'free' });

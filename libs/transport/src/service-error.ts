@@ -1,4 +1,5 @@
 import {
+  describeFieldErrors,
   ERROR_STATUS,
   ServiceErrorPayload,
   type BalanceShortfall,
@@ -48,8 +49,4 @@ export class ServiceError extends Error {
     if (parsed.success) return new ServiceError(parsed.data);
     return new ServiceError({ code: 'internal', message: 'the service failed unexpectedly' });
   }
-}
-
-export function describeFieldErrors(errors: FieldError[]): string {
-  return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
 }

@@ -4,7 +4,7 @@ import { MCP_SCOPE } from '@adintel/contracts';
 import type { AuthProblems } from './challenge';
 import type { Caller } from './caller';
 
-export interface AccessTokenVerifierOptions {
+interface AccessTokenVerifierOptions {
   readonly jwksUrl: string;
   readonly issuer: string;
   readonly audience: string;

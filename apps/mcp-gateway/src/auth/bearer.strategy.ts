@@ -14,7 +14,7 @@ type Verify = (token: string, done: (error: unknown, caller?: Caller | false) =>
  * tokens in query strings or bodies leak into logs and are refused by the MCP spec.
  * passport gives each request a copy of the strategy with `success` and `error` attached.
  */
-export class HeaderBearerStrategy {
+class HeaderBearerStrategy {
   readonly name = BEARER_STRATEGY;
   declare success: (caller: Caller) => void;
   declare error: (error: unknown) => void;

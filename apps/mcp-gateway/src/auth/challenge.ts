@@ -3,12 +3,12 @@ import { mcpResourceUrl } from '@adintel/config';
 import { ProblemException } from '../problems/problem';
 
 /** RFC 9728: the metadata of the resource `{base}/mcp` lives at `{base}/.well-known/oauth-protected-resource/mcp`. */
-export const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
+const resourceMetadataUrl = (baseUrl: string) => `${baseUrl}/.well-known/oauth-protected-resource/mcp`;
 
-export type BearerError = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+type BearerError = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
 /** The `WWW-Authenticate` value that tells a client where to learn how to get a token (RFC 6750, RFC 9728). */
-export function bearerChallenge(baseUrl: string, error?: BearerError, description?: string): string {
+function bearerChallenge(baseUrl: string, error?: BearerError, description?: string): string {
   const params = [`resource_metadata="${resourceMetadataUrl(baseUrl)}"`, `scope="${MCP_SCOPE}"`];
   if (error) params.push(`error="${error}"`);
   if (description) params.push(`error_description="${description.replace(/["\\]/g, "'")}"`);

@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { APP_CONFIG, mcpResourceUrl } from '@adintel/config';
 import { MCP_SCOPE } from '@adintel/contracts';
+import { REST_DOCS_PATH } from '@adintel/tool-catalogue';
 import type { AppConfig } from '../config';
 
 /** RFC 9728 protected resource metadata: how a client learns which authorization server to ask. */
@@ -31,7 +32,7 @@ export class ProtectedResourceController {
       scopes_supported: [MCP_SCOPE],
       bearer_methods_supported: ['header'],
       resource_name: 'Ad intelligence (MCP and REST)',
-      resource_documentation: `${base}/api/v1/docs`,
+      resource_documentation: `${base}${REST_DOCS_PATH}`,
     };
   }
 }

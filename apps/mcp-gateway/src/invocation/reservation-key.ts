@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@adintel/contracts';
 
 /**
  * The key metering holds a reservation under. It starts with the HTTP request id, so a retried
@@ -9,17 +10,9 @@ import { createHash } from 'node:crypto';
  */
 export function reservationKey(requestId: string, call: { caller: string; tool: string; args: unknown; callId?: string | number }): string {
   const digest = createHash('sha256')
-    .update(JSON.stringify([call.caller, call.tool, canonical(call.args), call.callId ?? null]))
+    .update(canonicalJson([call.caller, call.tool, call.args, call.callId ?? null]))
     .digest('base64url')
     .slice(0, 22);
   return `${requestId.slice(0, 96)}.${digest}`;
 }
 
-/** JSON with object keys sorted, so the same arguments always hash the same. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
-  }
-  return value;
-}

@@ -6,7 +6,7 @@ import type { Caller } from '../auth/caller';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { reservationKey } from './reservation-key';
 
-export interface ToolCall {
+interface ToolCall {
   readonly tool: ToolDefinition;
   /** Arguments already validated for the surface they came from. */
   readonly args: Record<string, unknown>;
@@ -22,7 +22,7 @@ export interface Receipt {
   readonly remaining?: number;
 }
 
-export interface ToolOutcome {
+interface ToolOutcome {
   readonly result: unknown;
   readonly receipt: Receipt;
 }

@@ -14,7 +14,7 @@ import { ServiceError } from '@adintel/transport';
 import type { AppConfig } from '../config';
 import type { Caller } from '../auth/caller';
 import { ToolInvoker } from '../invocation/tool-invoker.service';
-import { problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
+import { invalidArguments, problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
 import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS, toolFailure, toolResult } from './mcp-tools';
 
 /**
@@ -57,12 +57,7 @@ export class McpServerFactory {
 
     const parsed = parseToolArgs(tool, 'mcp', params.arguments ?? {});
     if (!parsed.ok) {
-      return fail({
-        status: 400,
-        code: 'invalid_argument',
-        detail: parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; '),
-        errors: parsed.errors,
-      });
+      return fail(invalidArguments(parsed.errors));
     }
     try {
       const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, callId });

@@ -1,4 +1,4 @@
-import { describeCost, TOOLS } from '@adintel/tool-catalogue';
+import { describeCost, OPENAPI_PATH, REST_DOCS_PATH, restRoute, TOOLS } from '@adintel/tool-catalogue';
 import { PROBLEM_CODES, problemTitle } from '../problems/problem';
 
 export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'oauth2-redirect.html', 'oauth2-redirect.js', 'favicon-32x32.png'];
@@ -7,14 +7,14 @@ const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /**
- * The reference page: Swagger UI (served from this origin, no external assets) over /api/v1/openapi.json,
+ * The reference page: Swagger UI (served from this origin, no external assets) over the OpenAPI document,
  * with a server-rendered list of operations for readers without JavaScript, and the problem types,
  * whose anchors the `type` of every problem document points at.
  */
 export function docsPage(): string {
   const operations = TOOLS.map(
     (tool) =>
-      `<tr><td><code>GET /api/v1${escape(tool.http.path)}</code></td><td><code>${escape(tool.name)}</code></td>` +
+      `<tr><td><code>${escape(restRoute(tool))}</code></td><td><code>${escape(tool.name)}</code></td>` +
       `<td>${escape(tool.title)}</td><td>${escape(describeCost(tool.cost))}</td></tr>`,
   ).join('\n');
   const problems = PROBLEM_CODES.map((code) => `<li id="problem-${code}"><code>${code}</code>: ${escape(problemTitle(code))}</li>`).join('\n');
@@ -24,15 +24,15 @@ export function docsPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Ad intelligence API reference</title>
-<link rel="icon" href="/api/v1/docs/favicon-32x32.png">
-<link rel="stylesheet" href="/api/v1/docs/swagger-ui.css">
+<link rel="icon" href="${REST_DOCS_PATH}/favicon-32x32.png">
+<link rel="stylesheet" href="${REST_DOCS_PATH}/swagger-ui.css">
 </head>
 <body>
 <main>
 <div id="swagger-ui"></div>
 <noscript>
 <h1>Ad intelligence API</h1>
-<p>The machine-readable description is <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
+<p>The machine-readable description is <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</p>
 <table><thead><tr><th>Resource</th><th>MCP tool</th><th>What</th><th>Cost</th></tr></thead><tbody>
 ${operations}
 </tbody></table>
@@ -45,8 +45,8 @@ ${problems}
 </ul>
 </section>
 </main>
-<script src="/api/v1/docs/swagger-ui-bundle.js"></script>
-<script src="/api/v1/docs/init.js"></script>
+<script src="${REST_DOCS_PATH}/swagger-ui-bundle.js"></script>
+<script src="${REST_DOCS_PATH}/init.js"></script>
 </body>
 </html>`;
 }
@@ -54,10 +54,10 @@ ${problems}
 /** Started from a file, not inline, so the page runs under a strict Content-Security-Policy. */
 export const DOCS_INIT_SCRIPT = `window.addEventListener('load', function () {
   window.ui = SwaggerUIBundle({
-    url: '/api/v1/openapi.json',
+    url: '${OPENAPI_PATH}',
     dom_id: '#swagger-ui',
     deepLinking: true,
-    oauth2RedirectUrl: window.location.origin + '/api/v1/docs/oauth2-redirect.html',
+    oauth2RedirectUrl: window.location.origin + '${REST_DOCS_PATH}/oauth2-redirect.html',
   });
   window.ui.initOAuth({ usePkceWithAuthorizationCodeGrant: true, scopes: 'mcp:read' });
 });

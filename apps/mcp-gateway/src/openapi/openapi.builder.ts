@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, FieldError, INTERFACE_VERSION, MCP_SCOPE, Problem } from '@adintel/contracts';
 import { mcpResourceUrl } from '@adintel/config';
-import { describeCost, inputJsonSchema, outputJsonSchema, TOOLS, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
+import { describeCost, inputJsonSchema, outputJsonSchema, REST_PREFIX, TOOLS, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
 import { problemTitle, problemTypeUri } from '../problems/problem';
 
 type Json = Record<string, unknown>;
@@ -12,7 +12,7 @@ const RESULT_SCHEMA = (tool: ToolDefinition) =>
 const isPaid = (tool: ToolDefinition) => worstCaseCost(tool, { limit: 1 }) > 0;
 
 /**
- * The OpenAPI 3.1 description of /api/v1, generated from the same catalogue as the routes and the
+ * The OpenAPI 3.1 description of the REST twins (REST_PREFIX), generated from the same catalogue as the routes and the
  * MCP tools, so the document cannot drift from what is served.
  */
 export function buildOpenApi(baseUrl: string): Json {
@@ -33,7 +33,7 @@ export function buildOpenApi(baseUrl: string): Json {
       summary: 'Read-only analytics over Facebook and TikTok ads, for AI agents.',
       description: describeApi(baseUrl),
     },
-    servers: [{ url: `${baseUrl}/api/v1` }],
+    servers: [{ url: `${baseUrl}${REST_PREFIX}` }],
     security: [{ oauth2: [MCP_SCOPE] }],
     paths,
     components: {

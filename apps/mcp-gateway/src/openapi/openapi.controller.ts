@@ -3,13 +3,14 @@ import type { Response } from 'express';
 import { join } from 'node:path';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { APP_CONFIG } from '@adintel/config';
+import { REST_PREFIX } from '@adintel/tool-catalogue';
 import type { AppConfig } from '../config';
 import { ProblemException } from '../problems/problem';
 import { buildOpenApi } from './openapi.builder';
 import { DOCS_ASSETS, DOCS_CSP, DOCS_INIT_SCRIPT, docsPage } from './docs-page';
 
 /** Public: the description of the API and its reference page need no token. */
-@Controller('api/v1')
+@Controller(REST_PREFIX)
 export class OpenApiController {
   private readonly document: Record<string, unknown>;
   private readonly page = docsPage();

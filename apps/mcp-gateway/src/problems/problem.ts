@@ -1,5 +1,5 @@
-import { ERROR_STATUS, type FieldError, type Problem } from '@adintel/contracts';
-import { describeCost, maxAffordableLimit, type ToolDefinition } from '@adintel/tool-catalogue';
+import { describeFieldErrors, ERROR_STATUS, type FieldError, type Problem } from '@adintel/contracts';
+import { describeCost, maxAffordableLimit, REST_DOCS_PATH, type ToolDefinition } from '@adintel/tool-catalogue';
 import type { ServiceError } from '@adintel/transport';
 
 /** Everything the edge needs to answer a failure: the problem document and the headers that go with it. */
@@ -41,22 +41,23 @@ const TITLES: Record<string, string> = {
   timeout: 'Upstream timeout',
 };
 
-const CODE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_argument',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  406: 'not_acceptable',
-  409: 'conflict',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  503: 'unavailable',
-  504: 'timeout',
-};
+/** HTTP conditions only the edge answers (routing, content negotiation, body limits); never a service's code. */
+const EDGE_ONLY_STATUS = { method_not_allowed: 405, not_acceptable: 406, payload_too_large: 413, unsupported_media_type: 415 };
 
-export const codeForStatus = (status: number) => CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal' : 'invalid_argument');
+/** The code an HTTP exception's status stands for: the inverse of ERROR_STATUS and the edge-only statuses. */
+const CODE_BY_STATUS = new Map<number, string>(
+  Object.entries({ ...ERROR_STATUS, ...EDGE_ONLY_STATUS }).map(([code, status]) => [status, code]),
+);
+
+export const codeForStatus = (status: number) => CODE_BY_STATUS.get(status) ?? (status >= 500 ? 'internal' : 'invalid_argument');
+
+/** Arguments that failed validation, on either surface: a 400 naming every bad field. */
+export const invalidArguments = (errors: readonly FieldError[]): ProblemSpec => ({
+  status: 400,
+  code: 'invalid_argument',
+  detail: describeFieldErrors(errors),
+  errors,
+});
 
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
@@ -102,7 +103,7 @@ function balanceAdvice(tool: ToolDefinition | undefined, needed: number, remaini
   return `${head}: ${upgrade}`;
 }
 
-export interface ProblemContext {
+interface ProblemContext {
   readonly baseUrl: string;
   readonly instance?: string;
   readonly requestId?: string;
@@ -123,7 +124,7 @@ export function renderProblem(spec: ProblemSpec, context: ProblemContext): Probl
   };
 }
 
-export const problemTypeUri = (baseUrl: string, code: string) => `${baseUrl}/api/v1/docs#problem-${code}`;
+export const problemTypeUri = (baseUrl: string, code: string) => `${baseUrl}${REST_DOCS_PATH}#problem-${code}`;
 
 export const PROBLEM_CODES = Object.keys(TITLES);
 export const problemTitle = (code: string) => TITLES[code] ?? 'Error';

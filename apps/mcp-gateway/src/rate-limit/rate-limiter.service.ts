@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ServiceError } from '@adintel/transport';
 import type { TokenBucketRepository } from './token-bucket.repository';
 
-export interface RateLimit {
+interface RateLimit {
   readonly perMinute: number;
   readonly burst: number;
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 
-export interface BucketTake {
+interface BucketTake {
   readonly allowed: boolean;
   /** Whole tokens left after this take. */
   readonly remaining: number;

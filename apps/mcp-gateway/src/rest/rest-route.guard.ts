@@ -1,10 +1,9 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { TOOLS } from '@adintel/tool-catalogue';
+import { REST_PREFIX, TOOLS } from '@adintel/tool-catalogue';
 import { ProblemException } from '../problems/problem';
 import { RouteTable, type RouteMatch } from './route-table';
 
-export const REST_PREFIX = '/api/v1';
 
 /** The tool a REST request names, resolved before authentication so an unknown path is a 404 for everyone. */
 @Injectable()

@@ -2,21 +2,21 @@ import { All, Controller, Inject, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG } from '@adintel/config';
 import { currentRequestId } from '@adintel/observability';
-import { parseHttpArgs } from '@adintel/tool-catalogue';
+import { parseHttpArgs, REST_PREFIX } from '@adintel/tool-catalogue';
 import { ServiceError } from '@adintel/transport';
 import type { AppConfig } from '../config';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';
 import { ToolInvoker, type Receipt } from '../invocation/tool-invoker.service';
-import { problemFromServiceError, ProblemException } from '../problems/problem';
+import { invalidArguments, problemFromServiceError, ProblemException } from '../problems/problem';
 import { sendProblem } from '../problems/problem.filter';
 import { RestRouteGuard, routeOf } from './rest-route.guard';
 
-export const TOKENS_CHARGED_HEADER = 'X-Tokens-Charged';
-export const TOKENS_REMAINING_HEADER = 'X-Tokens-Remaining';
+const TOKENS_CHARGED_HEADER = 'X-Tokens-Charged';
+const TOKENS_REMAINING_HEADER = 'X-Tokens-Remaining';
 
 /** Every GET twin of the catalogue through one handler: no route is written by hand. */
-@Controller('api/v1')
+@Controller(REST_PREFIX)
 export class RestController {
   constructor(
     private readonly invoker: ToolInvoker,
@@ -29,12 +29,7 @@ export class RestController {
     const { tool, pathParams } = routeOf(req);
     const parsed = parseHttpArgs(tool, pathParams, queryValues(req.query));
     if (!parsed.ok) {
-      throw new ProblemException({
-        status: 400,
-        code: 'invalid_argument',
-        detail: parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; '),
-        errors: parsed.errors,
-      });
+      throw new ProblemException(invalidArguments(parsed.errors));
     }
     const requestId = currentRequestId() ?? 'unknown';
     try {

@@ -26,7 +26,7 @@ export class RouteTable {
     this.routes = tools.map((tool) => ({ tool, segments: compile(tool) }));
   }
 
-  /** `path` is relative to /api/v1 and still percent-encoded, e.g. `/analytics/trends/advertisers%2Fcards`. */
+  /** `path` is relative to REST_PREFIX and still percent-encoded, e.g. `/analytics/trends/advertisers%2Fcards`. */
   match(path: string): RouteMatch | undefined {
     const raw = path.split('/').filter((s) => s !== '');
     let segments: string[];

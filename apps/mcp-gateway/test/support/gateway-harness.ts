@@ -8,7 +8,7 @@ import { appConfigSchema, resolveConfig, type AppConfig } from '../../src/config
 import type { FakeService } from './fake-services';
 
 export const TEST_BASE_URL = 'http://localhost:3000';
-/** The gateway's Redis db in tests (shared brief: gateway = 3); keys get a per-run prefix. */
+/** The gateway's Redis db in tests (3: each app's tests keep their own db); keys get a per-run prefix. */
 export const TEST_REDIS_URL = 'redis://127.0.0.1:6379/3';
 
 export interface Gateway {

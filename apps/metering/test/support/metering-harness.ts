@@ -10,7 +10,7 @@ import { Clock } from '../../src/app/clock/clock';
 import { UsageService } from '../../src/app/usage/usage.service';
 import { appConfigSchema, type AppConfig } from '../../src/config';
 
-/** Metering's own Redis database for tests (see the shared brief); every run also gets its own key prefix. */
+/** Metering's own Redis database for tests (1: each app's tests keep their own db); every run also gets its own key prefix. */
 export const TEST_REDIS_URL = process.env['METERING_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379/1';
 
 /** A clock the test moves by hand. */

@@ -9,7 +9,7 @@ import {
   TREND_DIMENSIONS,
   type Catalog,
 } from '@adintel/contracts';
-import { describeCost, TOOLS } from '@adintel/tool-catalogue';
+import { describeCost, restRoute, TOOLS } from '@adintel/tool-catalogue';
 import { DataWindowService } from '../paging/data-window.service';
 import { categoryLabel, countryLabel } from './labels';
 
@@ -31,7 +31,7 @@ export class CatalogService {
       trend_dimensions: [...TREND_DIMENSIONS],
       breakdown_fields: [...BREAKDOWN_FIELDS],
       data_window: { first_seen_date: data.firstSeenDate, last_seen_date: data.lastSeenDate },
-      tools: TOOLS.map((tool) => ({ name: tool.name, cost: describeCost(tool.cost), http: `GET /api/v1${tool.http.path}` })),
+      tools: TOOLS.map((tool) => ({ name: tool.name, cost: describeCost(tool.cost), http: restRoute(tool) })),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { SingleBar } from 'cli-progress';
-import { fieldErrorsFrom } from '@adintel/contracts';
+import { describeFieldErrors, fieldErrorsFrom } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, RejectedRow } from '../store/ad-store.port';
 import { AdLine, toAdRecord } from './ad-line';
 
@@ -38,9 +38,7 @@ export function parseAdLine(text: string, line: number): { record: AdRecord } | 
   const parsed = AdLine.safeParse(raw);
   if (!parsed.success) {
     const id = typeof (raw as { id?: unknown })?.id === 'string' ? (raw as { id: string }).id : null;
-    const reason = fieldErrorsFrom(parsed.error)
-      .map((e) => `${e.field}: ${e.message}`)
-      .join('; ');
+    const reason = describeFieldErrors(fieldErrorsFrom(parsed.error));
     return { rejected: { line, id, reason } };
   }
   return { record: toAdRecord(parsed.data) };

@@ -1,21 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson } from '@adintel/contracts';
 import { ServiceError } from '@adintel/transport';
 import type { SortKey } from '../store/ad-store.port';
 
 /** Cursors older than this are stale: the data behind a page moves on. */
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** JSON with sorted object keys: the same query always signs the same way. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 interface CursorBody {
   /** last sort value and id */

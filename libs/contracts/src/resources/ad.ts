@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, PLATFORMS } from '../vocabulary';
 import { Id, IsoDate, Share } from './common';
 
-/** Contract section 2.1 plus the fields product-decisions.md adds. */
+/** One ad as search_ads returns it. */
 export const Ad = z.object({
   id: Id,
   title: z.string(),
@@ -59,7 +59,7 @@ export const AdDetail = Ad.extend({
 });
 export type AdDetail = z.infer<typeof AdDetail>;
 
-/** Contract section 2.2. */
+/** A search_ads page: the ads and how to fetch the next page. */
 export const AdsPage = z.object({
   data: z.array(Ad),
   pagination: z.object({

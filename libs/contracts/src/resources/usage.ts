@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { CursorPagination, Id, IsoDate } from './common';
 
-export const PLAN_IDS = ['trial', 'pro'] as const;
-export type PlanId = (typeof PLAN_IDS)[number];
-
 /** get_usage: the pool that pays for the caller's calls. */
 export const Usage = z.object({
   plan: z.string(),

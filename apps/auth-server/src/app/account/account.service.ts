@@ -8,7 +8,7 @@ import { AccountSessionRepository } from './account-session.repository';
 import { AgentCredentialsVerifier } from './agent-credentials.verifier';
 import { dateRange } from './usage-chart';
 
-export const USAGE_DAYS = 30;
+const USAGE_DAYS = 30;
 
 export interface AccountOverview {
   readonly owner: OwnerRecord;

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type Provider from 'oidc-provider';
 import { InjectOidcProvider } from '../oidc/oidc.module';
 
-export interface VerifiedAgent {
+interface VerifiedAgent {
   readonly agentId: string;
   readonly clientName: string | null;
 }

@@ -6,7 +6,7 @@ const WIDTH = 720;
 const HEIGHT = 280;
 const MARGIN = { top: 16, right: 12, bottom: 44, left: 52 };
 
-export interface ChartSeries {
+interface ChartSeries {
   readonly agentId: string;
   readonly label: string;
   readonly color: string;

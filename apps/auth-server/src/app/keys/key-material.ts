@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { AppConfig } from '../../config';
 
 /** A private EC P-256 JWK as oidc-provider takes it. */
-export interface SigningJwk {
+interface SigningJwk {
   kty: 'EC';
   crv: 'P-256';
   x: string;
@@ -70,12 +70,12 @@ export function generateSigningJwk(): SigningJwk {
 }
 
 /** RFC 7638 thumbprint of an EC public key: a stable, collision-free kid. */
-export function thumbprint(jwk: { crv: string; kty: string; x: string; y: string }): string {
+function thumbprint(jwk: { crv: string; kty: string; x: string; y: string }): string {
   const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
-export function parseJwks(text: string, origin: string): { keys: SigningJwk[] } {
+function parseJwks(text: string, origin: string): { keys: SigningJwk[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -96,7 +96,7 @@ export function parseJwks(text: string, origin: string): { keys: SigningJwk[] } 
   };
 }
 
-export function parseCookieKeys(text: string, origin: string): string[] {
+function parseCookieKeys(text: string, origin: string): string[] {
   const keys = text
     .split(',')
     .map((k) => k.trim())

@@ -13,7 +13,7 @@ import { adaptTokenRequest } from './token-request';
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
 
 /** Paths oidc-provider answers; interactions and the account pages are Nest controllers. */
-export function servedByProvider(path: string): boolean {
+function servedByProvider(path: string): boolean {
   if (METADATA_PATHS.has(path)) return true;
   return path.startsWith(`${OAUTH_PREFIX}/`) && !path.startsWith(`${OAUTH_PREFIX}/interaction/`);
 }

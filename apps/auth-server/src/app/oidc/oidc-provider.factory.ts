@@ -11,10 +11,10 @@ import { redisAdapterFactory } from './redis-adapter';
 import { MCP_SCOPE, SUPPORTED_SCOPES } from './registration-policy';
 
 export const OAUTH_PREFIX = '/oauth2';
-export const AGENT_ID_PREFIX = 'agt_';
-export const interactionPath = (uid: string) => `${OAUTH_PREFIX}/interaction/${uid}`;
+const AGENT_ID_PREFIX = 'agt_';
+const interactionPath = (uid: string) => `${OAUTH_PREFIX}/interaction/${uid}`;
 
-export interface ProviderDeps {
+interface ProviderDeps {
   readonly config: AppConfig;
   readonly keys: KeyMaterial;
   readonly redis: Redis;

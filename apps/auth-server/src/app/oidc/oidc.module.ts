@@ -18,7 +18,7 @@ export const InjectOidcProvider = () => Inject(OIDC_PROVIDER);
 
 /** Tells metering about every new agent (a client that can use client_credentials), after the registration succeeded. */
 @Injectable()
-export class AgentRegistrationListener implements OnModuleInit {
+class AgentRegistrationListener implements OnModuleInit {
   constructor(
     @InjectOidcProvider() private readonly provider: Provider,
     private readonly metering: MeteringGateway,

@@ -71,9 +71,9 @@ const ACCEPTED: Record<string, FieldCheck> = {
   software_version: stringOf(100),
 };
 
-export const ACCEPTED_REGISTRATION_FIELDS = Object.keys(ACCEPTED);
+const ACCEPTED_REGISTRATION_FIELDS = Object.keys(ACCEPTED);
 
-export type RegistrationVerdict = { ok: true } | { ok: false; error: 'invalid_client_metadata' | 'invalid_request'; error_description: string };
+type RegistrationVerdict = { ok: true } | { ok: false; error: 'invalid_client_metadata' | 'invalid_request'; error_description: string };
 
 /** Checks an open (unauthenticated) registration request against the allow-list before the provider sees it. */
 export function checkRegistration(body: unknown): RegistrationVerdict {

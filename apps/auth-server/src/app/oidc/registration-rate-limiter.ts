@@ -6,7 +6,7 @@ import { InjectRedis } from '../redis/redis.module';
 
 const WINDOW_SECONDS = 3600;
 
-export type RateVerdict = { allowed: true; remaining: number } | { allowed: false; retryAfterSeconds: number };
+type RateVerdict = { allowed: true; remaining: number } | { allowed: false; retryAfterSeconds: number };
 
 /** Registrations per client IP in fixed one-hour windows, counted in Redis so every replica shares the count. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { MCP_SCOPE, SUPPORTED_SCOPES } from './registration-policy';
 
-export type TokenRequestVerdict = { ok: true } | { ok: false; error: 'invalid_scope' | 'invalid_target' | 'invalid_request'; error_description: string };
+type TokenRequestVerdict = { ok: true } | { ok: false; error: 'invalid_scope' | 'invalid_target' | 'invalid_request'; error_description: string };
 
 type FormBody = Record<string, string | string[] | undefined>;
 

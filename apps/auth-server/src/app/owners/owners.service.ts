@@ -4,8 +4,8 @@ import { decoyHash, hashPassword, verifyPassword } from './password-hasher';
 import { OwnersRepository, type OwnerRecord } from './owners.repository';
 import { LoginThrottle } from './login-throttle';
 
-export const OWNER_ID_PREFIX = 'own_';
-export const MIN_PASSWORD_LENGTH = 12;
+const OWNER_ID_PREFIX = 'own_';
+const MIN_PASSWORD_LENGTH = 12;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class OwnerInputError extends Error {
@@ -17,7 +17,7 @@ export class OwnerInputError extends Error {
   }
 }
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /** Owner accounts: created by an operator, signed in with email + password. No public sign-up. */
 @Injectable()

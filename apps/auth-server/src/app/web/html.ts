@@ -1,7 +1,7 @@
 /** Server-rendered pages: no scripts, no external assets, one inline stylesheet. */
 import type { Response } from 'express';
 
-export const escapeHtml = (value: unknown): string =>
+const escapeHtml = (value: unknown): string =>
   String(value ?? '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -33,7 +33,7 @@ function renderValue(value: unknown): string {
 }
 
 /** Headers for every page: nothing loads from elsewhere, nothing frames us, nothing is cached. */
-export const PAGE_HEADERS: Record<string, string> = {
+const PAGE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',

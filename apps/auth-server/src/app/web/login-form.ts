@@ -1,6 +1,6 @@
 import { html, type Html } from './html';
 
-export interface LoginFormOptions {
+interface LoginFormOptions {
   readonly action: string;
   readonly csrf: string;
   /** Who asks the owner to sign in, e.g. "Claude wants to access your account". */

@@ -6,7 +6,7 @@ import { LuaScript } from '../redis/lua-script';
 import { InjectRedis } from '../redis/redis.module';
 import { ATTACH, DETACH } from './accounts.scripts';
 
-export interface AgentRecord {
+interface AgentRecord {
   readonly id: string;
   readonly clientName: string | null;
   readonly createdAt: string;
@@ -20,14 +20,14 @@ export interface OwnerRecord {
   readonly createdAt: string;
 }
 
-export interface AttachedAgentRecord {
+interface AttachedAgentRecord {
   readonly agentId: string;
   readonly clientName: string | null;
   readonly attachedAt: string;
 }
 
-export type AttachOutcome = 'attached' | 'no_owner' | 'taken' | 'is_owner';
-export type DetachOutcome = 'detached' | 'no_owner' | 'not_attached';
+type AttachOutcome = 'attached' | 'no_owner' | 'taken' | 'is_owner';
+type DetachOutcome = 'detached' | 'no_owner' | 'not_attached';
 
 const scripts = { attach: new LuaScript(ATTACH), detach: new LuaScript(DETACH) };
 

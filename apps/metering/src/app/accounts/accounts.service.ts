@@ -9,7 +9,7 @@ import { poolId, type PoolKind } from '../redis/keys';
 import { AccountsRepository, type OwnerRecord } from './accounts.repository';
 
 /** The pool that pays for a caller's calls right now, and who the caller is. */
-export interface PayingPool {
+interface PayingPool {
   readonly caller: { readonly kind: PoolKind; readonly id: string };
   readonly kind: PoolKind;
   readonly account: string;

@@ -9,9 +9,9 @@ import { InjectRedis } from '../redis/redis.module';
 import { POOL_USAGE, RESERVE, SETTLE, SWEEP } from './balance.scripts';
 
 /** A closed reservation is remembered this long, so a late duplicate reserve or settle is still recognised. */
-export const CLOSED_RESERVATION_RETENTION_MS = 7 * 24 * 3_600_000;
+const CLOSED_RESERVATION_RETENTION_MS = 7 * 24 * 3_600_000;
 
-export interface HoldRequest {
+interface HoldRequest {
   readonly requestId: string;
   readonly caller: { readonly kind: PoolKind; readonly id: string };
   readonly pool: { readonly kind: PoolKind; readonly account: string; readonly id: string; readonly allowance: number };
@@ -19,12 +19,12 @@ export interface HoldRequest {
   readonly amount: number;
 }
 
-export type HoldOutcome =
+type HoldOutcome =
   | { readonly status: 'held'; readonly poolKind: PoolKind; readonly reserved: number; readonly remaining: number }
   | { readonly status: 'short'; readonly remaining: number }
   | { readonly status: 'conflict' };
 
-export type CloseOutcome =
+type CloseOutcome =
   | { readonly status: 'closed'; readonly outcome: 'settled' | 'expired'; readonly charged: number; readonly refunded: number; readonly remaining: number }
   | { readonly status: 'missing' }
   | { readonly status: 'too_much'; readonly reserved: number };

@@ -5,7 +5,7 @@ import { ServiceError } from '@adintel/transport';
 import { AccountsService } from '../accounts/accounts.service';
 import { BalanceRepository } from './balance.repository';
 
-export interface ReserveRequest {
+interface ReserveRequest {
   readonly request_id: string;
   readonly caller_id: string;
   readonly tool: string;
