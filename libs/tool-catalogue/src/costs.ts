@@ -6,25 +6,22 @@ export const perRow = (unit: string): CostRule => ({ kind: 'per_row', tokens: 1,
 
 /** Tokens to hold before the call: the most the call could cost. */
 export function worstCaseCost(tool: ToolDefinition, args: { limit?: number }): number {
-  switch (tool.cost.kind) {
-    case 'free':
-      return 0;
-    case 'flat':
-      return tool.cost.tokens;
-    case 'per_row':
-      return tool.cost.tokens * (args.limit ?? 0);
-  }
+  return costOf(tool, args.limit ?? 0);
 }
 
 /** Tokens the finished call costs: pay for results, not for asking. */
 export function actualCost(tool: ToolDefinition, result: unknown): number {
+  return costOf(tool, rowsOf(result));
+}
+
+function costOf(tool: ToolDefinition, rows: number): number {
   switch (tool.cost.kind) {
     case 'free':
       return 0;
     case 'flat':
       return tool.cost.tokens;
     case 'per_row':
-      return tool.cost.tokens * rowsOf(result);
+      return tool.cost.tokens * rows;
   }
 }
 
