@@ -70,6 +70,22 @@ export async function startMetering(config: AppConfig, clock: Clock): Promise<Me
   };
 }
 
+/**
+ * Runs `replicas` metering instances (their own connections, one Redis) for the enclosing describe block,
+ * handing them over once started; afterwards closes them and deletes the block's keys.
+ */
+export function meteringForSuite(config: AppConfig, clock: Clock, started: (instances: Metering[]) => void, replicas = 1): void {
+  let instances: Metering[] = [];
+  beforeAll(async () => {
+    instances = await Promise.all(Array.from({ length: replicas }, () => startMetering(config, clock)));
+    started(instances);
+  });
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.close()));
+    await dropPrefix(config.REDIS_KEY_PREFIX);
+  });
+}
+
 /** Deletes every key of one test prefix. */
 export async function dropPrefix(prefix: string): Promise<void> {
   const redis = new Redis(TEST_REDIS_URL);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceError } from '@adintel/transport';
-import { dropPrefix, FakeClock, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
 
 const PRO = 40_000;
 
@@ -8,15 +8,7 @@ describe('owners, agents and their pools against a real Redis', () => {
   const config = testConfig();
   const clock = new FakeClock();
   let metering: Metering;
-
-  beforeAll(async () => {
-    metering = await startMetering(config, clock);
-  });
-
-  afterAll(async () => {
-    await metering.close();
-    await dropPrefix(config.REDIS_KEY_PREFIX);
-  });
+  meteringForSuite(config, clock, ([first]) => (metering = first));
 
   const spend = async (caller: string, amount: number, charged = amount) => {
     const requestId = `spend-${randomUUID()}`;

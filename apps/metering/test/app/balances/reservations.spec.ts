@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ServiceError } from '@adintel/transport';
-import { dropPrefix, FakeClock, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
 
 const TRIAL = 500;
 const TTL_MS = 120_000;
@@ -11,16 +11,16 @@ describe('reservations against a real Redis', () => {
   let replicas: Metering[];
   let metering: Metering;
 
-  beforeAll(async () => {
-    // three app instances with their own connections, like three replicas sharing one Redis
-    replicas = await Promise.all([0, 1, 2].map(() => startMetering(config, clock)));
-    metering = replicas[0];
-  });
-
-  afterAll(async () => {
-    await Promise.all(replicas.map((r) => r.close()));
-    await dropPrefix(config.REDIS_KEY_PREFIX);
-  });
+  // three app instances with their own connections, like three replicas sharing one Redis
+  meteringForSuite(
+    config,
+    clock,
+    (instances) => {
+      replicas = instances;
+      metering = instances[0];
+    },
+    3,
+  );
 
   it('runs 200 concurrent reserve/settle cycles on a 500-token trial without overspending or losing a token', async () => {
     for (let round = 0; round < 3; round++) {

@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageEvent } from '@adintel/contracts';
 import type { ServiceError } from '@adintel/transport';
-import { dropPrefix, FakeClock, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
 
 describe('the usage ledger against a real Redis', () => {
   const config = testConfig();
   const clock = new FakeClock(new Date('2026-07-01T00:00:00.000Z'));
   let metering: Metering;
-
-  beforeAll(async () => {
-    metering = await startMetering(config, clock);
-  });
-
-  afterAll(async () => {
-    await metering.close();
-    await dropPrefix(config.REDIS_KEY_PREFIX);
-  });
+  meteringForSuite(config, clock, ([first]) => (metering = first));
 
   async function readAll(caller: string, limit: number): Promise<UsageEvent[]> {
     const events: UsageEvent[] = [];
