@@ -19,7 +19,7 @@ import {
 } from '@adintel/contracts';
 import type { z } from 'zod';
 import { FREE, ONE_TOKEN, perRow } from './costs';
-import type { CostRule, Surface, ToolDefinition } from './tool-definition';
+import type { CostRule, Surface, ToolDefinition, ToolView } from './tool-definition';
 
 interface ToolSpec {
   name: string;
@@ -29,6 +29,7 @@ interface ToolSpec {
   path: string;
   cost: CostRule;
   message: MessageDefinition;
+  view?: ToolView;
 }
 
 const pathParamsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -44,6 +45,7 @@ const queryTool = (spec: ToolSpec): ToolDefinition => ({
   service: 'query',
   message: spec.message,
   callerScoped: false,
+  ...(spec.view && { view: spec.view }),
 });
 
 const meteringTool = (spec: ToolSpec): ToolDefinition => ({ ...queryTool(spec), service: 'metering', callerScoped: true });
@@ -65,6 +67,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/ads',
     cost: perRow('ad'),
     message: QueryMessages.searchAds,
+    view: 'ad-gallery',
   }),
   queryTool({
     name: 'get_ad',
@@ -110,6 +113,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/analytics/trends/{dimension}',
     cost: perRow('row'),
     message: QueryMessages.trends,
+    view: 'trend-chart',
   }),
   queryTool({
     name: 'search_advertisers',
@@ -132,6 +136,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/advertisers/{id}',
     cost: ONE_TOKEN,
     message: QueryMessages.getAdvertiser,
+    view: 'advertiser-card',
   }),
   queryTool({
     name: 'get_advertiser_activity',
