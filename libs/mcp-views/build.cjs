@@ -23,9 +23,11 @@ function bundle(bundleDir) {
     target: 'web',
     devtool: false,
     entry: Object.fromEntries(views.map((view) => [view, join(root, view, 'main.ts')])),
-    output: { path: bundleDir, filename: '[name].js', iife: true },
+    // One file per view: dynamic imports inside dependencies are bundled in place, never fetched as chunks.
+    output: { path: bundleDir, filename: '[name].js', iife: true, publicPath: '', asyncChunks: false },
     resolve: { extensions: ['.ts', '.js'] },
     module: {
+      parser: { javascript: { dynamicImportMode: 'eager' } },
       rules: [{ test: /\.ts$/, loader: 'ts-loader', options: { transpileOnly: true, configFile: join(__dirname, 'tsconfig.views.json') } }],
     },
     performance: { hints: false },
