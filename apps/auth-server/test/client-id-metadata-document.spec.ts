@@ -197,6 +197,7 @@ describe('client_id metadata documents (built app, real Redis, a local HTTPS doc
     );
     expect(exchange.status).toBe(200);
     const tokens = await json(exchange);
+    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'mcp:read', refresh_token: expect.any(String) });
     expect(decodeJwt(tokens.access_token).payload).toMatchObject({ client_id: clientId, aud: `${base}/mcp`, scope: 'mcp:read' });
     // fetched once, then served from the provider's cache for the token request
     expect(docs.requests.filter((path) => path === '/good.json')).toHaveLength(1);

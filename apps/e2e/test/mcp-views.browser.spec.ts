@@ -68,6 +68,13 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     return result;
   }
 
+  /** A screenshot of what the view shows (cropped to its content), into the test output. */
+  async function screenshot(name: string) {
+    const box = await page.frameLocator('#view').locator('main').boundingBox();
+    const height = Math.ceil((box?.y ?? 0) + (box?.height ?? 0) + 12);
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), clip: { x: 0, y: 0, width: 900, height: Math.min(720, Math.max(40, height)) } });
+  }
+
   /** What every view must satisfy: no console errors, and not one request leaves the page. */
   function expectQuietAndOffline() {
     expect(problems).toEqual([]);
@@ -92,7 +99,7 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expect(await first.locator('.countries').textContent()).not.toBe('');
     expect(await first.locator('.seen').textContent()).toMatch(/^\d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}$/);
     expect(await view.locator('.summary').textContent()).toMatch(/^6 shown of [\d,]+\+? matching$/);
-    await page.screenshot({ path: join(SCREENSHOTS, 'ad-gallery.png') });
+    await screenshot('ad-gallery');
 
     await first.locator('a.link').click();
     expect(openedLinks).toEqual([page1.data[0]?.landing_url]);
@@ -126,7 +133,7 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     const delta = rows[0]?.change.delta ?? 0;
     const firstChange = await bars.first().locator('.change').textContent();
     expect(firstChange).toMatch(new RegExp(`^${delta > 0 ? '\\+' : ''}${delta.toLocaleString('en-US')} \\(`));
-    await page.screenshot({ path: join(SCREENSHOTS, 'trend-chart.png') });
+    await screenshot('trend-chart');
     expectQuietAndOffline();
   });
 
@@ -141,7 +148,7 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     await view.locator('svg.line-chart polyline.line').waitFor();
     expect(await view.locator('svg.line-chart circle.point').count()).toBe(rows.length);
     expect(await view.locator('figcaption .change').textContent()).toMatch(/^[+-]?[\d,]+ \((new|[+-]?\d+%)\)$/);
-    await page.screenshot({ path: join(SCREENSHOTS, 'trend-timeline.png') });
+    await screenshot('trend-timeline');
     expectQuietAndOffline();
   });
 
@@ -157,7 +164,7 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expect(await view.locator('article.advertiser h2').textContent()).toBe(advertiser.name);
     expect(await view.locator('.stat strong').first().textContent()).toBe(advertiser.ads_total.toLocaleString('en-US'));
     expect(await view.locator('.countries li').count()).toBe(Math.min(12, advertiser.countries.length));
-    await page.screenshot({ path: join(SCREENSHOTS, 'advertiser-card.png') });
+    await screenshot('advertiser-card');
     expectQuietAndOffline();
   });
 });
