@@ -185,6 +185,7 @@ describe('client_id metadata documents (built app, real Redis, a local HTTPS doc
     const consentUrl = new URL(res.headers.get('location') ?? '', base).href;
     const consentPage = await (await jar.fetch(consentUrl)).text();
     expect(consentPage).toContain('Allow access?');
+    expect(consentPage).toContain(clientId); // the person sees which URL vouches for the client, not only the name it claims
     res = await jar.fetch(`${consentUrl}/confirm`, form({ csrf: hiddenCsrf(consentPage) }));
     res = await jar.fetch(new URL(res.headers.get('location') ?? '', base).href);
     const callback = new URL(res.headers.get('location') ?? '');
@@ -201,6 +202,17 @@ describe('client_id metadata documents (built app, real Redis, a local HTTPS doc
     expect(decodeJwt(tokens.access_token).payload).toMatchObject({ client_id: clientId, aud: `${base}/mcp`, scope: 'mcp:read' });
     // fetched once, then served from the provider's cache for the token request
     expect(docs.requests.filter((path) => path === '/good.json')).toHaveLength(1);
+  });
+
+  it('requires PKCE S256 from a document client like from any other', async () => {
+    const url = new URL(authorizeUrl(`${docs.origin}/good.json`, pkcePair().challenge));
+    url.searchParams.delete('code_challenge');
+    url.searchParams.delete('code_challenge_method');
+    const res = await fetch(url, { redirect: 'manual' });
+    const location = new URL(res.headers.get('location') ?? '');
+    expect(location.origin + location.pathname).toBe(REDIRECT_URI);
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('error_description')).toMatch(/PKCE|code_challenge/);
   });
 
   it('refuses a document whose client_id is not its own URL', () => expectRefused(`${docs.origin}/mismatch.json`, /client_id does not match the expected value/));
