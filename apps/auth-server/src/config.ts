@@ -41,6 +41,24 @@ export const appConfigSchema = z.object({
     'how long failed sign-ins are counted, and the pause after too many; a successful sign-in clears the count',
   ),
   ACCOUNT_SESSION_TTL_SECONDS: positiveInt(8 * 3600).describe('lifetime of an owner session on `/account`'),
+  CIMD_CACHE_MIN_SECONDS: positiveInt(300).describe(
+    'shortest time a fetched client_id metadata document is cached, whatever its Cache-Control says (at most 100 documents are kept)',
+  ),
+  CIMD_CACHE_MAX_SECONDS: positiveInt(24 * 3600).describe('longest time a fetched client_id metadata document is cached'),
+  CIMD_TEST_LOOPBACK_CA_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'TEST ONLY, refused unless NODE_ENV=test: PEM CA file; client_id metadata documents may then come from loopback addresses, and TLS trusts this CA alone',
+    ),
+}).superRefine((config, ctx) => {
+  if (config.CIMD_TEST_LOOPBACK_CA_FILE !== undefined && config.NODE_ENV !== 'test') {
+    ctx.addIssue({ code: 'custom', path: ['CIMD_TEST_LOOPBACK_CA_FILE'], message: 'only allowed with NODE_ENV=test: it lets the server fetch from loopback' });
+  }
+  if (config.CIMD_CACHE_MIN_SECONDS > config.CIMD_CACHE_MAX_SECONDS) {
+    ctx.addIssue({ code: 'custom', path: ['CIMD_CACHE_MIN_SECONDS'], message: 'must not exceed CIMD_CACHE_MAX_SECONDS' });
+  }
 });
 
 export type AppConfig = z.infer<typeof appConfigSchema>;

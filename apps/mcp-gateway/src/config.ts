@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseConfigShape, port } from '@adintel/config';
+import { BUILT_VIEWS_DIR } from '@adintel/mcp-views';
 
 const originList = z
   .string()
@@ -26,6 +27,11 @@ export const appConfigSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120).describe('paid calls per account per minute (refill rate)'),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(30).describe('paid calls an account may make at once (bucket size)'),
   GATEWAY_KEY_PREFIX: z.string().min(1).max(64).default('gateway:').describe('prefix of the gateway’s Redis keys'),
+  MCP_VIEWS_DIR: z
+    .string()
+    .min(1)
+    .default(BUILT_VIEWS_DIR)
+    .describe('folder of the built MCP Apps views (`nx build mcp-views`), relative to the working directory; read once at start-up'),
 });
 
 /** Fills the defaults that derive from other variables. */

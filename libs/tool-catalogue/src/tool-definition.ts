@@ -15,6 +15,9 @@ export type CostRule =
   | { readonly kind: 'flat'; readonly tokens: number }
   | { readonly kind: 'per_row'; readonly tokens: number; readonly unit: string };
 
+/** An interactive view (MCP Apps `ui://` resource) that shows a tool's result; hosts without the extension ignore it. */
+export type ToolView = 'ad-gallery' | 'trend-chart' | 'advertiser-card';
+
 export interface ToolDefinition {
   readonly name: string;
   readonly title: string;
@@ -34,6 +37,8 @@ export interface ToolDefinition {
   readonly message: MessageDefinition;
   /** Metering tools answer about the caller: the edge adds `caller_id` to their message. */
   readonly callerScoped: boolean;
+  /** The view that shows this tool's structuredContent, if any. */
+  readonly view?: ToolView;
 }
 
 /** A tool's REST twin as a method and absolute path, e.g. `GET /api/v1/ads/{id}`. */

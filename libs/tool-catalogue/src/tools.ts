@@ -1,7 +1,7 @@
 import { limitParam, MCP_SEARCH_ADS_DEFAULT_LIMIT, MeteringMessages, QueryMessages } from '@adintel/contracts';
 import { FREE, ONE_TOKEN, perRow } from './costs';
 import { argsFromMessage, type ArgOverrides, type ObjectMessage } from './derive-args';
-import type { CostRule, ToolDefinition } from './tool-definition';
+import type { CostRule, ToolDefinition, ToolView } from './tool-definition';
 
 interface ToolSpec {
   name: string;
@@ -13,6 +13,8 @@ interface ToolSpec {
   message: ObjectMessage;
   /** Where a surface differs from the message (search_ads pages 20 on MCP). */
   overrides?: ArgOverrides;
+  /** The MCP Apps view a host may show for the result. */
+  view?: ToolView;
 }
 
 const pathParamsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -28,6 +30,7 @@ const tool = (spec: ToolSpec, service: ToolDefinition['service'], callerScoped: 
   service,
   message: spec.message,
   callerScoped,
+  ...(spec.view && { view: spec.view }),
 });
 
 const queryTool = (spec: ToolSpec) => tool(spec, 'query', false);
@@ -51,6 +54,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/ads',
     cost: perRow('ad'),
     message: QueryMessages.searchAds,
+    view: 'ad-gallery',
   }),
   queryTool({
     name: 'get_ad',
@@ -92,6 +96,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/analytics/trends/{dimension}',
     cost: perRow('row'),
     message: QueryMessages.trends,
+    view: 'trend-chart',
   }),
   queryTool({
     name: 'search_advertisers',
@@ -112,6 +117,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/advertisers/{id}',
     cost: ONE_TOKEN,
     message: QueryMessages.getAdvertiser,
+    view: 'advertiser-card',
   }),
   queryTool({
     name: 'get_advertiser_activity',

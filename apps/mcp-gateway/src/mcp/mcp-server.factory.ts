@@ -3,7 +3,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   McpError,
   type CallToolRequest,
   type CallToolResult,
@@ -16,10 +19,12 @@ import type { Caller } from '../auth/caller';
 import { ToolInvoker } from '../invocation/tool-invoker.service';
 import { invalidArguments, problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
 import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS, toolFailure, toolResult } from './mcp-tools';
+import { McpViews, VIEW_RESOURCES } from './mcp-views';
 
 /**
  * A low-level MCP Server for one HTTP request (stateless Streamable HTTP). The low-level Server lets
  * tools/list come straight from the catalogue and an unknown tool be a JSON-RPC -32602 error.
+ * resources/* serve the MCP Apps views that catalogue tools name (hosts without the extension ignore them).
  */
 @Injectable()
 export class McpServerFactory {
@@ -27,15 +32,19 @@ export class McpServerFactory {
 
   constructor(
     private readonly invoker: ToolInvoker,
+    private readonly views: McpViews,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   create(caller: Caller, requestId: string): Server {
     const server = new Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: SERVER_INSTRUCTIONS,
     });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS }));
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: VIEW_RESOURCES }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request) => this.views.read(request.params.uri));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       this.callTool(request.params, caller, requestId, extra.requestId),
     );

@@ -1,6 +1,8 @@
 import { INTERFACE_VERSION, type Problem } from '@adintel/contracts';
 import { inputJsonSchema, outputJsonSchema, TOOLS } from '@adintel/tool-catalogue';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { viewUri } from '@adintel/mcp-views';
+import type { ToolView } from '@adintel/tool-catalogue';
 import type { Receipt } from '../invocation/tool-invoker.service';
 
 export const SERVER_INFO = { name: 'ad-intel', title: 'Ad intelligence', version: INTERFACE_VERSION };
@@ -19,7 +21,14 @@ export const MCP_TOOLS: Tool[] = TOOLS.map((tool) => ({
   inputSchema: inputJsonSchema(tool, 'mcp') as Tool['inputSchema'],
   outputSchema: outputJsonSchema(tool) as Tool['outputSchema'],
   annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  ...(tool.view && { _meta: viewMeta(tool.view) }),
 }));
+
+/** MCP Apps: the view a host may show with the tool's result (`ui/resourceUri` is the older key some hosts still read). */
+function viewMeta(view: ToolView) {
+  const ui = { resourceUri: viewUri(view) };
+  return { ui, 'ui/resourceUri': ui.resourceUri };
+}
 
 /** A tool's answer: the JSON as structuredContent, a text copy for clients that only read text, the receipt in _meta. */
 export function toolResult(result: unknown, receipt: Receipt, requestId: string): CallToolResult {

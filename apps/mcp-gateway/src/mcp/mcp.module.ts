@@ -3,11 +3,12 @@ import { AuthModule } from '../auth/auth.module';
 import { InvocationModule } from '../invocation/invocation.module';
 import { McpController } from './mcp.controller';
 import { McpServerFactory } from './mcp-server.factory';
+import { McpViews } from './mcp-views';
 import { OriginGuard } from './origin.guard';
 
 @Module({
   imports: [AuthModule, InvocationModule],
   controllers: [McpController],
-  providers: [McpServerFactory, OriginGuard],
+  providers: [McpServerFactory, McpViews, OriginGuard],
 })
 export class McpModule {}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
@@ -7,6 +8,7 @@ import type { AppConfig } from '../../config';
 import type { KeyMaterial } from '../keys/key-material';
 import type { OwnersService } from '../owners/owners.service';
 import { Html, html, page } from '../web/html';
+import { CIMD_MAX_BYTES, clientIdMetadataDocumentFeature, createDocumentFetch, logDocumentFailures, type CimdPolicyOptions } from './client-id-metadata-policy';
 import { redisAdapterFactory } from './redis-adapter';
 import { MCP_SCOPE, SUPPORTED_SCOPES } from './registration-policy';
 
@@ -45,6 +47,11 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
   const logger = new Logger('OidcProvider');
   const audience = mcpResourceUrl(config.PUBLIC_BASE_URL);
   const accessTokenTtl = config.ACCESS_TOKEN_TTL_SECONDS;
+  const cimd: CimdPolicyOptions = {
+    cacheSeconds: { min: config.CIMD_CACHE_MIN_SECONDS, max: config.CIMD_CACHE_MAX_SECONDS },
+    ...(config.CIMD_TEST_LOOPBACK_CA_FILE ? { testLoopbackCa: readFileSync(config.CIMD_TEST_LOOPBACK_CA_FILE, 'utf8') } : {}),
+  };
+  if (cimd.testLoopbackCa) logger.warn('CIMD_TEST_LOOPBACK_CA_FILE is set: client_id metadata documents may come from loopback (tests only)');
 
   const configuration: Configuration = {
     adapter: redisAdapterFactory(redis),
@@ -67,8 +74,12 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
     responseTypes: ['code'],
     // OAuth 2.1: every authorization-code client uses PKCE, S256 only (v9 never accepts plain).
     pkce: { required: () => true },
+    // Outgoing fetches serve client_id metadata documents only: registration refuses jwks_uri and sector_identifier_uri.
+    fetch: createDocumentFetch(cimd),
+    fetchResponseBodyLimits: { 'client_id metadata document': CIMD_MAX_BYTES },
     features: {
       devInteractions: { enabled: false },
+      clientIdMetadataDocument: clientIdMetadataDocumentFeature(cimd, logger),
       dPoP: { enabled: false },
       clientCredentials: { enabled: true },
       registration: {
@@ -157,5 +168,6 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
   provider.on('grant.error', explain('grant.error'));
   provider.on('authorization.error', explain('authorization.error'));
   provider.on('registration_create.error', explain('registration_create.error'));
+  logDocumentFailures(provider, logger);
   return provider;
 }

@@ -1,0 +1,170 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, TextResourceContents } from '@modelcontextprotocol/sdk/types.js';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { WORKSPACE_ROOT } from '@adintel/testing';
+import { newAgentToken } from './agent';
+import { startStack, type Stack } from './stack';
+import { mountView } from './view-host';
+
+/** Screenshots land here (the test output); README images are copies of these. */
+const SCREENSHOTS = join(WORKSPACE_ROOT, 'dist', 'test-output', 'mcp-views');
+
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe('MCP Apps views in headless Chromium, fed real tool results from the running service', () => {
+  let stack: Stack;
+  let client: Client;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let requests: string[];
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    stack = await startStack();
+    const { token } = await newAgentToken(stack.baseUrl);
+    client = new Client({ name: 'views-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await client?.close();
+    await stack?.stop();
+  }, 60_000);
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 900, height: 720 } });
+    page = await context.newPage();
+    problems = [];
+    requests = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('request', (request) => requests.push(request.url()));
+  });
+
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  async function viewHtml(toolName: string): Promise<string> {
+    const { tools } = await client.listTools();
+    const uri = (tools.find((tool) => tool.name === toolName)?._meta?.['ui'] as { resourceUri?: string } | undefined)?.resourceUri;
+    expect(uri).toMatch(/^ui:\/\//);
+    const { contents } = await client.readResource({ uri: String(uri) });
+    return (contents[0] as TextResourceContents).text;
+  }
+
+  async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    return result;
+  }
+
+  /** A screenshot of what the view shows (cropped to its content), into the test output. */
+  async function screenshot(name: string) {
+    const box = await page.frameLocator('#view').locator('main').boundingBox();
+    const height = Math.ceil((box?.y ?? 0) + (box?.height ?? 0) + 12);
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), clip: { x: 0, y: 0, width: 900, height: Math.min(720, Math.max(40, height)) } });
+  }
+
+  /** What every view must satisfy: no console errors, and not one request leaves the page. */
+  function expectQuietAndOffline() {
+    expect(problems).toEqual([]);
+    expect(requests.filter((url) => !url.startsWith('data:') && url !== 'about:blank' && url !== 'about:srcdoc')).toEqual([]);
+  }
+
+  it('ad gallery: one card per ad with its fields, a link per ad, and the next page through callServerTool', async () => {
+    const args = { limit: 6, status_today: 'active' };
+    const result = await call('search_ads', args);
+    const page1 = result.structuredContent as { data: { title: string; landing_domain: string; landing_url: string; platform_name: string }[]; pagination: { has_more: boolean } };
+    expect(page1.data).toHaveLength(6);
+    const { openedLinks } = await mountView(page, client, await viewHtml('search_ads'), args, result);
+
+    const view = page.frameLocator('#view');
+    const cards = view.locator('article.card');
+    await cards.first().waitFor();
+    expect(await cards.count()).toBe(6);
+    const first = cards.first();
+    expect(await first.locator('h3').textContent()).toBe(page1.data[0]?.title || '(no title)');
+    expect(await first.locator('.domain').textContent()).toBe(page1.data[0]?.landing_domain);
+    expect(await first.locator('.badge').allTextContents()).toEqual(['active', page1.data[0]?.platform_name]);
+    expect(await first.locator('.countries').textContent()).not.toBe('');
+    expect(await first.locator('.seen').textContent()).toMatch(/^\d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}$/);
+    expect(await view.locator('.summary').textContent()).toMatch(/^6 shown of [\d,]+\+? matching$/);
+    await screenshot('ad-gallery');
+
+    await first.locator('a.link').click();
+    expect(openedLinks).toEqual([page1.data[0]?.landing_url]);
+
+    expect(page1.pagination.has_more).toBe(true);
+    const before = ((await call('get_usage', {})).structuredContent as { used: number }).used;
+    await view.locator('button.more').click();
+    await view.locator('article.card').nth(11).waitFor();
+    expect(await cards.count()).toBe(12);
+    expect(await view.locator('.summary').textContent()).toMatch(/^12 shown of/);
+    const after = ((await call('get_usage', {})).structuredContent as { used: number }).used;
+    expect(after - before).toBe(6); // the view's page was charged to this agent, like any call
+    expectQuietAndOffline();
+  });
+
+  it('trend chart: one bar per row with label, share and change', async () => {
+    const args = { dimension: 'geo', limit: 8 };
+    const result = await call('get_trends', args);
+    const rows = (result.structuredContent as { data: { label: string; change: { delta: number } }[] }).data;
+    expect(rows.length).toBeGreaterThan(0);
+    await mountView(page, client, await viewHtml('get_trends'), args, result);
+
+    const view = page.frameLocator('#view');
+    const bars = view.locator('li.row');
+    await bars.first().waitFor();
+    expect(await bars.count()).toBe(rows.length);
+    expect(await view.locator('li.row .label').allTextContents()).toEqual(rows.map((row) => row.label));
+    const widths = await view.locator('li.row .bar').evaluateAll((nodes) => nodes.map((node) => (node as unknown as { getBoundingClientRect(): { width: number } }).getBoundingClientRect().width));
+    expect(widths[0]).toBeGreaterThan(0);
+    expect([...widths].sort((a, b) => b - a)).toEqual(widths); // ranked: the bars never grow down the list
+    const delta = rows[0]?.change.delta ?? 0;
+    const firstChange = await bars.first().locator('.change').textContent();
+    expect(firstChange).toMatch(new RegExp(`^${delta > 0 ? '\\+' : ''}${delta.toLocaleString('en-US')} \\(`));
+    await screenshot('trend-chart');
+    expectQuietAndOffline();
+  });
+
+  it('trend chart: the timeline as a line with a point per day', async () => {
+    const args = { dimension: 'timeline', limit: 30 };
+    const result = await call('get_trends', args);
+    const rows = (result.structuredContent as { data: unknown[] }).data;
+    expect(rows.length).toBeGreaterThan(1);
+    await mountView(page, client, await viewHtml('get_trends'), args, result);
+
+    const view = page.frameLocator('#view');
+    await view.locator('svg.line-chart polyline.line').waitFor();
+    expect(await view.locator('svg.line-chart circle.point').count()).toBe(rows.length);
+    expect(await view.locator('figcaption .change').textContent()).toMatch(/^[+-]?[\d,]+ \((new|[+-]?\d+%)\)$/);
+    await screenshot('trend-timeline');
+    expectQuietAndOffline();
+  });
+
+  it('advertiser card: name, figures and countries of a real advertiser', async () => {
+    const ads = (await call('search_ads', { limit: 1 })).structuredContent as { data: { advertiser_id: string }[] };
+    const args = { id: String(ads.data[0]?.advertiser_id) };
+    const result = await call('get_advertiser', args);
+    const advertiser = result.structuredContent as { name: string; ads_total: number; countries: unknown[] };
+    await mountView(page, client, await viewHtml('get_advertiser'), args, result);
+
+    const view = page.frameLocator('#view');
+    await view.locator('article.advertiser h2').waitFor();
+    expect(await view.locator('article.advertiser h2').textContent()).toBe(advertiser.name);
+    expect(await view.locator('.stat strong').first().textContent()).toBe(advertiser.ads_total.toLocaleString('en-US'));
+    expect(await view.locator('.countries li').count()).toBe(Math.min(12, advertiser.countries.length));
+    await screenshot('advertiser-card');
+    expectQuietAndOffline();
+  });
+});

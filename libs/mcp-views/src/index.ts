@@ -1,0 +1,2 @@
+export * from './view-catalogue';
+export * from './built-views';

@@ -1,0 +1,95 @@
+import { App } from '@modelcontextprotocol/ext-apps';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export type ToolArguments = Record<string, unknown>;
+
+export interface ViewHandlers<T> {
+  /** The tool's structuredContent, exactly as the gateway returned it to the agent. */
+  render(data: T, args: ToolArguments): void;
+}
+
+/**
+ * Connects a view to its host (MCP Apps, postMessage to the parent frame): the tool's arguments arrive first,
+ * then its result. Everything a view shows comes from that result or from a tool it calls back through the
+ * host (`callServerTool`), which runs with the agent's own token and is metered like any other call.
+ */
+export function startView<T>(name: string, handlers: ViewHandlers<T>): App {
+  const app = new App({ name, version: '1.0.0' }, {}, { autoResize: true });
+  let args: ToolArguments = {};
+  app.ontoolinput = (params) => {
+    args = (params.arguments ?? {}) as ToolArguments;
+  };
+  app.ontoolresult = (result) => {
+    const data = resultData<T>(result as CallToolResult);
+    if (data.ok) handlers.render(data.value, args);
+    else showError(data.message);
+  };
+  void app.connect().catch((error: unknown) => showError(`cannot reach the host: ${(error as Error).message}`));
+  return app;
+}
+
+export type ResultData<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** A failed call carries a problem (text content); a successful one its JSON as structuredContent. */
+export function resultData<T>(result: CallToolResult): ResultData<T> {
+  if (result.isError || !result.structuredContent) {
+    const text = result.content?.find((part) => part.type === 'text');
+    let message = 'the tool call failed';
+    if (text && 'text' in text) {
+      try {
+        const problem = JSON.parse(text.text) as { title?: string; detail?: string };
+        message = [problem.title, problem.detail].filter(Boolean).join(': ') || message;
+      } catch {
+        message = text.text;
+      }
+    }
+    return { ok: false, message };
+  }
+  return { ok: true, value: result.structuredContent as T };
+}
+
+type Child = Node | string | number | null | undefined | false;
+
+/** Builds DOM with text nodes only: nothing a result contains is ever parsed as HTML. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
+  }
+  return node;
+}
+
+/** Replaces what the view shows. */
+export function show(...children: Child[]) {
+  const nodes = children.filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false);
+  (document.getElementById('view') as HTMLElement).replaceChildren(...nodes.map((child) => (typeof child === 'number' ? String(child) : child)));
+}
+
+export function showError(message: string) {
+  show(el('p', { class: 'error', role: 'alert' }, message));
+}
+
+const numberFormat = new Intl.NumberFormat('en-US');
+export const formatNumber = (value: number) => numberFormat.format(value);
+export const formatShare = (share: number) => `${(share * 100).toFixed(share < 0.1 ? 1 : 0)}%`;
+
+/** "+12 (+40%)" against the previous window; "new" when the previous window had nothing. */
+export function formatChange(change: { delta: number; ratio: number | null }): { text: string; trend: 'up' | 'down' | 'flat' } {
+  const trend = change.delta > 0 ? 'up' : change.delta < 0 ? 'down' : 'flat';
+  const delta = `${change.delta > 0 ? '+' : ''}${formatNumber(change.delta)}`;
+  if (change.ratio === null) return { text: `${delta} (new)`, trend };
+  const percent = Math.round((change.ratio - 1) * 100);
+  return { text: `${delta} (${percent > 0 ? '+' : ''}${percent}%)`, trend };
+}
+
+/** Opens a URL through the host: a sandboxed view cannot navigate on its own. */
+export function linkButton(app: App, label: string, url: string): HTMLElement {
+  const link = el('a', { href: url, class: 'link', rel: 'noopener noreferrer', target: '_blank' }, label);
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    void app.openLink({ url });
+  });
+  return link;
+}
