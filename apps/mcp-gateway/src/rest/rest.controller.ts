@@ -61,7 +61,8 @@ function setReceipt(res: Response, receipt: Receipt) {
 
 /** The query string as strings; anything else a parser may build (objects) is passed on as text for validation to name. */
 function queryValues(query: Request['query']): Record<string, string | string[]> {
-  const values: Record<string, string | string[]> = {};
+  // Keys are the caller's: a plain object would swallow `__proto__` instead of reporting it.
+  const values: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value === undefined) continue;
     values[key] = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value : JSON.stringify(value);
