@@ -16,7 +16,8 @@ describe('REST query parameters named like inherited properties', () => {
   });
 
   it('never lets a __proto__ parameter change the prototype of the arguments', () => {
-    const tool = TOOLS.find((t) => t.name === 'search_ads')!;
+    const tool = TOOLS.find((t) => t.name === 'search_ads');
+    if (!tool) throw new Error('search_ads is not in the catalogue');
     const parsed = parseHttpArgs(tool, {}, JSON.parse('{"__proto__":"1","limit":"3"}'));
     expect(parsed.ok).toBe(false);
   });
