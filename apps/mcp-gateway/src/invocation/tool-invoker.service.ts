@@ -1,9 +1,13 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { MeteringMessages, Usage } from '@adintel/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG } from '@adintel/config';
+import { MeteringMessages, Usage, type Settlement } from '@adintel/contracts';
 import { actualCost, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
-import { InjectServiceClient, ServiceClient } from '@adintel/transport';
+import { InjectServiceClient, ServiceClient, ServiceError } from '@adintel/transport';
 import type { Caller } from '../auth/caller';
+import type { AppConfig } from '../config';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { nothingCharged, type Receipt } from './receipt';
 import { reservationKey } from './reservation-key';
 
 export interface ToolCall {
@@ -14,12 +18,6 @@ export interface ToolCall {
   /** The HTTP request id; with `callId` (JSON-RPC id) it keys the reservation. */
   readonly requestId: string;
   readonly callId?: string | number;
-}
-
-/** What the call cost and what the paying pool has left (unknown when no pool was consulted). */
-export interface Receipt {
-  readonly charged: number;
-  readonly remaining?: number;
 }
 
 export interface ToolOutcome {
@@ -40,6 +38,7 @@ export class ToolInvoker {
     @InjectServiceClient('query') private readonly query: ServiceClient,
     @InjectServiceClient('metering') private readonly metering: ServiceClient,
     private readonly rateLimiter: RateLimiterService,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'SETTLE_ATTEMPTS'>,
   ) {}
 
   async invoke(call: ToolCall): Promise<ToolOutcome> {
@@ -47,7 +46,7 @@ export class ToolInvoker {
     const worstCase = worstCaseCost(tool, args);
     if (worstCase === 0) {
       const result = await this.send(call);
-      return { result, receipt: { charged: 0, ...remainingShownBy(result) } };
+      return { result, receipt: nothingCharged(remainingShownBy(result)) };
     }
 
     await this.rateLimiter.consume(caller.sub);
@@ -68,13 +67,34 @@ export class ToolInvoker {
     }
 
     const charged = Math.min(actualCost(tool, result), reservation.reserved);
-    try {
-      const settlement = await this.metering.send(MeteringMessages.settle, { request_id: key, caller_id: caller.sub, charged });
-      return { result, receipt: { charged: settlement.charged, remaining: settlement.remaining } };
-    } catch (error) {
-      // The caller has the result; the unsettled hold expires and is returned, so nothing is charged.
-      this.logger.error(`settle ${key} failed; the reservation will expire uncharged: ${(error as Error).message}`);
-      return { result, receipt: { charged: 0 } };
+    return { result, receipt: await this.settle(key, caller.sub, charged) };
+  }
+
+  /**
+   * Settles until metering says how it closed. Settle is idempotent by reservation key, so a retry
+   * after a lost answer returns the charge that already landed instead of charging twice. When no
+   * answer comes at all, the charge may or may not have landed: the receipt says `pending`, never 0.
+   */
+  private async settle(key: string, callerId: string, charged: number): Promise<Receipt> {
+    for (let attempt = 1; ; attempt++) {
+      let settlement: Settlement;
+      try {
+        settlement = await this.metering.send(MeteringMessages.settle, { request_id: key, caller_id: callerId, charged });
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === 'not_found') {
+          // The hold is gone (expired and returned) before any settle landed: nothing was charged.
+          return nothingCharged();
+        }
+        const retryable = !(error instanceof ServiceError) || SETTLE_RETRYABLE.has(error.code);
+        if (!retryable || attempt >= this.config.SETTLE_ATTEMPTS) {
+          this.logger.error(`settle ${key} of ${charged} tokens has no known outcome after ${attempt} attempts: ${(error as Error).message}`);
+          return { status: 'pending', pending: charged, usageRequestId: key };
+        }
+        this.logger.warn(`settle ${key} attempt ${attempt} failed, retrying: ${(error as Error).message}`);
+        await sleep(SETTLE_RETRY_DELAY_MS * attempt);
+        continue;
+      }
+      return { status: 'settled', charged: settlement.charged, remaining: settlement.remaining };
     }
   }
 
@@ -93,8 +113,12 @@ export class ToolInvoker {
   }
 }
 
+/** Failures after which the settle may or may not have landed: asking again is safe (idempotent) and tells. */
+const SETTLE_RETRYABLE = new Set<ServiceError['code']>(['timeout', 'unavailable', 'internal']);
+const SETTLE_RETRY_DELAY_MS = 100;
+
 /** get_usage answers with the balance itself: its receipt can say what remains. */
-function remainingShownBy(result: unknown): { remaining?: number } {
+function remainingShownBy(result: unknown): number | undefined {
   const usage = Usage.safeParse(result);
-  return usage.success ? { remaining: usage.data.remaining } : {};
+  return usage.success ? usage.data.remaining : undefined;
 }

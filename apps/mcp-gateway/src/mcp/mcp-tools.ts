@@ -1,7 +1,7 @@
 import { INTERFACE_VERSION, type Problem } from '@adintel/contracts';
 import { inputJsonSchema, outputJsonSchema, TOOLS } from '@adintel/tool-catalogue';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Receipt } from '../invocation/tool-invoker.service';
+import { nothingCharged, receiptFields, type Receipt } from '../invocation/receipt';
 
 export const SERVER_INFO = { name: 'ad-intel', title: 'Ad intelligence', version: INTERFACE_VERSION };
 
@@ -39,14 +39,11 @@ export function toolFailure(problem: Problem, requestId: string): CallToolResult
   return {
     isError: true,
     content: [{ type: 'text', text: JSON.stringify(problem) }],
-    _meta: { ...receiptMeta({ charged: 0 }, requestId), problem },
+    _meta: { ...receiptMeta(nothingCharged(), requestId), problem },
   };
 }
 
+/** The same receipt fields REST sends as headers (invocation/receipt.ts). */
 function receiptMeta(receipt: Receipt, requestId: string) {
-  return {
-    tokens_charged: receipt.charged,
-    ...(receipt.remaining !== undefined ? { tokens_remaining: receipt.remaining } : {}),
-    request_id: requestId,
-  };
+  return { ...receiptFields(receipt), request_id: requestId };
 }

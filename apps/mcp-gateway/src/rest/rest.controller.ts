@@ -7,13 +7,11 @@ import { ServiceError } from '@adintel/transport';
 import type { AppConfig } from '../config';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';
-import { ToolInvoker, type Receipt } from '../invocation/tool-invoker.service';
+import { nothingCharged, receiptHeaders, type Receipt } from '../invocation/receipt';
+import { ToolInvoker } from '../invocation/tool-invoker.service';
 import { problemFromServiceError, ProblemException } from '../problems/problem';
 import { sendProblem } from '../problems/problem.filter';
 import { RestRouteGuard, routeOf } from './rest-route.guard';
-
-export const TOKENS_CHARGED_HEADER = 'X-Tokens-Charged';
-export const TOKENS_REMAINING_HEADER = 'X-Tokens-Remaining';
 
 /** Every GET twin of the catalogue through one handler: no route is written by hand. */
 @Controller('api/v1')
@@ -44,7 +42,7 @@ export class RestController {
       res.json(result);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
-      setReceipt(res, { charged: 0 });
+      setReceipt(res, nothingCharged());
       sendProblem(res, problemFromServiceError(error, tool), {
         baseUrl: this.config.PUBLIC_BASE_URL,
         instance: req.originalUrl.split('?')[0],
@@ -55,8 +53,7 @@ export class RestController {
 }
 
 function setReceipt(res: Response, receipt: Receipt) {
-  res.setHeader(TOKENS_CHARGED_HEADER, String(receipt.charged));
-  if (receipt.remaining !== undefined) res.setHeader(TOKENS_REMAINING_HEADER, String(receipt.remaining));
+  for (const [name, value] of Object.entries(receiptHeaders(receipt))) res.setHeader(name, value);
 }
 
 /** The query string as strings; anything else a parser may build (objects) is passed on as text for validation to name. */
