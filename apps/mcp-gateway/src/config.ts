@@ -32,6 +32,13 @@ export const appConfigSchema = z.object({
     .max(10)
     .default(3)
     .describe('how often a paid call’s settle is sent to metering before its receipt says `pending` (settle is idempotent, so a retry never charges twice)'),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(3_600)
+    .describe('how long the answer of a paid call made with an Idempotency-Key is kept and replayed (charged 0) to a repeat with the same key'),
   GATEWAY_KEY_PREFIX: z.string().min(1).max(64).default('gateway:').describe('prefix of the gateway’s Redis keys'),
 });
 

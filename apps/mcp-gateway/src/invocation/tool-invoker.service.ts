@@ -6,6 +6,8 @@ import { actualCost, worstCaseCost, type ToolDefinition } from '@adintel/tool-ca
 import { InjectServiceClient, ServiceClient, ServiceError } from '@adintel/transport';
 import type { Caller } from '../auth/caller';
 import type { AppConfig } from '../config';
+import { IDEMPOTENCY_HEADER } from '../idempotency/idempotency-key';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { nothingCharged, type Receipt } from './receipt';
 import { reservationKey } from './reservation-key';
@@ -18,6 +20,8 @@ export interface ToolCall {
   /** The HTTP request id; with `callId` (JSON-RPC id) it keys the reservation. */
   readonly requestId: string;
   readonly callId?: string | number;
+  /** The caller's Idempotency-Key: a repeat of the same call with it is a replay, charged 0. */
+  readonly idempotencyKey?: string;
 }
 
 export interface ToolOutcome {
@@ -38,6 +42,7 @@ export class ToolInvoker {
     @InjectServiceClient('query') private readonly query: ServiceClient,
     @InjectServiceClient('metering') private readonly metering: ServiceClient,
     private readonly rateLimiter: RateLimiterService,
+    private readonly idempotency: IdempotencyService,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'SETTLE_ATTEMPTS'>,
   ) {}
 
@@ -50,7 +55,35 @@ export class ToolInvoker {
     }
 
     await this.rateLimiter.consume(caller.sub);
-    const key = reservationKey(call.requestId, { caller: caller.sub, tool: tool.name, args, callId: call.callId });
+    if (call.idempotencyKey === undefined) return this.runPaid(call, worstCase, reservationKey(call.requestId));
+
+    const begun = await this.idempotency.begin({ caller: caller.sub, key: call.idempotencyKey, tool: tool.name, args });
+    switch (begun.kind) {
+      case 'replay':
+        return { result: begun.result, receipt: { status: 'settled', charged: 0, replay: true } };
+      case 'in_flight':
+        throw ServiceError.of('conflict', `a call with this ${IDEMPOTENCY_HEADER} is still running: retry in a moment for its answer`, {
+          retry_after_seconds: 1,
+        });
+      case 'mismatch':
+        throw ServiceError.of('conflict', `this ${IDEMPOTENCY_HEADER} was used for a different call (tool or arguments): use a new key`);
+      case 'run':
+        break;
+    }
+    let outcome: ToolOutcome;
+    try {
+      outcome = await this.runPaid(call, worstCase, reservationKey(call.requestId, begun.ticket.digest));
+    } catch (error) {
+      await this.idempotency.abandon(begun.ticket);
+      throw error;
+    }
+    await this.idempotency.finish(begun.ticket, outcome.result, outcome.receipt.status === 'settled' ? outcome.receipt.charged : 'pending');
+    return outcome;
+  }
+
+  /** Reserve the worst case, run, settle what the result costs (or release on failure). */
+  private async runPaid(call: ToolCall, worstCase: number, key: string): Promise<ToolOutcome> {
+    const { tool, caller } = call;
     const reservation = await this.metering.send(MeteringMessages.reserve, {
       request_id: key,
       caller_id: caller.sub,

@@ -9,6 +9,7 @@ import { CurrentCaller, type Caller } from '../auth/caller';
 import { ProblemException } from '../problems/problem';
 import { McpServerFactory } from './mcp-server.factory';
 import { allowOrigin, answerOptions } from './cors';
+import { carryIdempotencyKey } from './idempotency-meta';
 import { checkEnvelope, jsonRpcError, type EnvelopeRejection } from './json-rpc-envelope';
 import { OriginGuard } from './origin.guard';
 
@@ -26,10 +27,13 @@ export class McpController {
     allowOrigin(req, res, this.config.MCP_ALLOWED_ORIGINS);
     const streaming = responseMode(req.headers.accept) === 'sse';
     // Another Content-Type is left to the SDK, which answers 415.
-    const verdict = req.is('application/json') ? checkEnvelope(req.body) : ({ ok: true } as const);
-    if (!verdict.ok) {
-      sendRejection(res, verdict.rejection, streaming);
-      return;
+    if (req.is('application/json')) {
+      const verdict = checkEnvelope(req.body);
+      const rejection = verdict.ok ? carryIdempotencyKey(req.body, req.headers['idempotency-key']) : verdict.rejection;
+      if (rejection) {
+        sendRejection(res, rejection, streaming);
+        return;
+      }
     }
     // The SDK insists on both media types; a client that accepts one of them is served in that one.
     req.headers.accept = 'application/json, text/event-stream';

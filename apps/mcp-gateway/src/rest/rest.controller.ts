@@ -7,6 +7,7 @@ import { ServiceError } from '@adintel/transport';
 import type { AppConfig } from '../config';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';
+import { checkIdempotencyKey, IDEMPOTENCY_HEADER } from '../idempotency/idempotency-key';
 import { nothingCharged, receiptHeaders, type Receipt } from '../invocation/receipt';
 import { ToolInvoker } from '../invocation/tool-invoker.service';
 import { problemFromServiceError, ProblemException } from '../problems/problem';
@@ -34,9 +35,18 @@ export class RestController {
         errors: parsed.errors,
       });
     }
+    const idempotency = checkIdempotencyKey(req.headers[IDEMPOTENCY_HEADER.toLowerCase()]);
+    if (!idempotency.ok) {
+      throw new ProblemException({
+        status: 400,
+        code: 'invalid_argument',
+        detail: `${IDEMPOTENCY_HEADER}: ${idempotency.message}`,
+        errors: [{ field: IDEMPOTENCY_HEADER, message: idempotency.message }],
+      });
+    }
     const requestId = currentRequestId() ?? 'unknown';
     try {
-      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId });
+      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, idempotencyKey: idempotency.key });
       setReceipt(res, receipt);
       res.setHeader('Cache-Control', 'no-store');
       res.json(result);
