@@ -1,9 +1,9 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ServiceError } from '@adintel/transport';
-import { currentRequestId } from '@adintel/observability';
+import { bodyFailureOf, currentRequestId } from '@adintel/observability';
 import { jsonRpcError, unparsableBody } from '../mcp/json-rpc-envelope';
-import { bodyFailureOf, bodyFailureProblem } from './body-failure';
+import { bodyFailureProblem } from './body-failure';
 import { codeForStatus, problemFromServiceError, ProblemException, renderProblem, type ProblemSpec } from './problem';
 
 /**
