@@ -5,13 +5,12 @@ import { authServerEnv, basic, CONTRACT_REGISTRATION, deleteKeys, register, star
 
 const PARSER_INTERNALS = /Unexpected token|Unexpected end|SyntaxError|" is not valid JSON|position \d+|entity/i;
 
-/** The auth server as a real process, attacked the way issue 12 found it open. */
-describe('auth-server abuse limits', () => {
-  let app: AppProcess;
-  let prefix: string;
-
+/** An auth server process for the enclosing describe, with its Redis keys removed afterwards. */
+function authServerFor(extraEnv: Record<string, string>): () => AppProcess {
+  let app: AppProcess | undefined;
+  let prefix = '';
   beforeAll(async () => {
-    const env = await authServerEnv({ TOKEN_FAILURES_PER_CLIENT: '3', TOKEN_FAILURES_PER_IP: '6', LOG_LEVEL: 'info' });
+    const env = await authServerEnv(extraEnv);
     prefix = env.REDIS_KEY_PREFIX;
     app = await startAuthServer(env);
   }, 60_000);
@@ -19,8 +18,16 @@ describe('auth-server abuse limits', () => {
     await app?.stop();
     await deleteKeys(prefix);
   });
+  return () => {
+    if (!app) throw new Error('the auth server did not start');
+    return app;
+  };
+}
 
-  const base = () => app.url;
+/** The auth server as a real process, attacked the way issue 12 found it open. */
+describe('auth-server abuse limits', () => {
+  const server = authServerFor({ TOKEN_FAILURES_PER_CLIENT: '3', TOKEN_FAILURES_PER_IP: '6', LOG_LEVEL: 'info' });
+  const base = () => server().url;
   const ip = () => `10.77.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 
   describe('redirect URIs (OAuth 2.1: https or loopback)', () => {
@@ -94,6 +101,7 @@ describe('auth-server abuse limits', () => {
   });
 
   it('listens on loopback only by default', async () => {
+    const app = server();
     const listening = app.output
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { msg?: string; host?: string })
@@ -107,23 +115,12 @@ describe('auth-server abuse limits', () => {
 });
 
 describe('auth-server behind a proxy it does not trust', () => {
-  let app: AppProcess;
-  let prefix: string;
-
-  beforeAll(async () => {
-    // The test connects from loopback, which is not the configured proxy: X-Forwarded-For must be ignored.
-    const env = await authServerEnv({ TRUSTED_PROXIES: '192.0.2.10', REGISTRATION_LIMIT_PER_HOUR: '2' });
-    prefix = env.REDIS_KEY_PREFIX;
-    app = await startAuthServer(env);
-  }, 60_000);
-  afterAll(async () => {
-    await app?.stop();
-    await deleteKeys(prefix);
-  });
+  // The test connects from loopback, which is not the configured proxy: X-Forwarded-For must be ignored.
+  const server = authServerFor({ TRUSTED_PROXIES: '192.0.2.10', REGISTRATION_LIMIT_PER_HOUR: '2' });
 
   it('counts registrations per connecting address whatever X-Forwarded-For says', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await register(app.url, CONTRACT_REGISTRATION, `198.51.100.${i + 1}`)).res.status);
+    for (let i = 0; i < 4; i++) statuses.push((await register(server().url, CONTRACT_REGISTRATION, `198.51.100.${i + 1}`)).res.status);
     expect(statuses).toEqual([201, 201, 429, 429]);
   });
 });

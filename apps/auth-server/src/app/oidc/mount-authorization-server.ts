@@ -40,6 +40,24 @@ function parseOr(parser: RequestHandler, format: string): RequestHandler {
     });
 }
 
+type LimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Answers 429 + Retry-After when a limit is reached, and 503 when the limit cannot be read (a limit
+ * that fails open would be no limit). Returns whether the request was answered.
+ */
+async function refusedByLimit(res: Response, check: () => Promise<LimitVerdict>, text: { tooMany: string; unavailable: string }): Promise<boolean> {
+  try {
+    const verdict = await check();
+    if (verdict.allowed) return false;
+    oauthError(res, 429, 'rate_limited', text.tooMany, { 'Retry-After': String(verdict.retryAfterSeconds) });
+  } catch (error) {
+    new Logger('AuthorizationServer').error(`${text.unavailable}: the limit store failed: ${(error as Error).message}`);
+    oauthError(res, 503, 'temporarily_unavailable', text.unavailable, { 'Retry-After': '5' });
+  }
+  return true;
+}
+
 /**
  * Puts oidc-provider in front of Nest's body parsers (call before `listen`):
  * - every request sees the public origin (PUBLIC_BASE_URL), whatever host and port it reached us on;
@@ -70,17 +88,11 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
 
   app.use(`${OAUTH_PREFIX}/register`, async (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST') return next();
-    try {
-      const verdict = await limiter.hit(req.ip ?? 'unknown');
-      if (!verdict.allowed) {
-        return oauthError(res, 429, 'rate_limited', 'too many registrations from this address; try again later', {
-          'Retry-After': String(verdict.retryAfterSeconds),
-        });
-      }
-    } catch (error) {
-      logger.error(`registration rate limit unavailable: ${(error as Error).message}`);
-      return oauthError(res, 503, 'temporarily_unavailable', 'registration is unavailable right now', { 'Retry-After': '5' });
-    }
+    const limited = await refusedByLimit(res, () => limiter.hit(req.ip ?? 'unknown'), {
+      tooMany: 'too many registrations from this address; try again later',
+      unavailable: 'registration is unavailable right now',
+    });
+    if (limited) return;
     if (!req.is('application/json')) return oauthError(res, 400, 'invalid_request', 'send the registration as Content-Type: application/json');
     json(req, res, () => {
       const verdict = checkRegistration(req.body);
@@ -94,17 +106,11 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
     form(req, res, async () => {
       const clientId = clientIdOf(req.headers.authorization, req.body as Record<string, unknown>);
       const ip = req.ip ?? 'unknown';
-      try {
-        const attempt = await tokenFailures.check(clientId, ip);
-        if (!attempt.allowed) {
-          return oauthError(res, 429, 'rate_limited', 'too many failed client authentications; try again later', {
-            'Retry-After': String(attempt.retryAfterSeconds),
-          });
-        }
-      } catch (error) {
-        logger.error(`token failure limit unavailable: ${(error as Error).message}`);
-        return oauthError(res, 503, 'temporarily_unavailable', 'the token endpoint is unavailable right now', { 'Retry-After': '5' });
-      }
+      const limited = await refusedByLimit(res, () => tokenFailures.check(clientId, ip), {
+        tooMany: 'too many failed client authentications; try again later',
+        unavailable: 'the token endpoint is unavailable right now',
+      });
+      if (limited) return;
       // The provider answers a failed client authentication with 401 invalid_client: count it.
       res.on('finish', () => {
         if (res.statusCode !== 401) return;
