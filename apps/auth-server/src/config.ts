@@ -25,14 +25,10 @@ export const appConfigSchema = z.object({
     .string()
     .optional()
     .describe('comma-separated secrets (>= 32 chars each) signing cookies and form tokens; the first signs, all verify'),
-  TRUST_PROXY_HOPS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(10)
-    .default(1)
-    .describe('reverse proxies in front of the app whose X-Forwarded-For entries are trusted (client IP for rate limits)'),
   REGISTRATION_LIMIT_PER_HOUR: positiveInt(20).describe('client registrations accepted per client IP per hour (then 429 + `Retry-After`)'),
+  TOKEN_FAILURES_PER_CLIENT: positiveInt(10).describe('failed client authentications per client id per window at the token endpoint before it answers 429'),
+  TOKEN_FAILURES_PER_IP: positiveInt(30).describe('failed client authentications per client IP per window at the token endpoint before it answers 429'),
+  TOKEN_FAILURE_WINDOW_SECONDS: positiveInt(300).describe('the window failed token-endpoint authentications are counted in, and the longest pause after too many'),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600).describe('access-token lifetime'),
   LOGIN_MAX_FAILURES: positiveInt(10).describe(
     'failed sign-ins per owner email before sign-in pauses (429 + `Retry-After`, on the login form of both the authorization flow and `/account`)',

@@ -13,7 +13,7 @@ async function bootstrap() {
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
   mountAuthorizationServer(app); // ahead of Nest's body parsers: oidc-provider reads its own bodies
-  await listen(app, config.PORT, logger);
+  await listen(app, config.PORT, logger, config.HOST);
 }
 
 void bootstrap();

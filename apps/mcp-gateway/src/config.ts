@@ -26,6 +26,20 @@ export const appConfigSchema = z.object({
     .describe('comma-separated browser origins allowed on `/mcp` (requests without `Origin` are fine); default the origin of PUBLIC_BASE_URL'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120).describe('paid calls per account per minute (refill rate)'),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(30).describe('paid calls an account may make at once (bucket size)'),
+  SETTLE_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10)
+    .default(3)
+    .describe('how often a paid call’s settle is sent to metering before its receipt says `pending` (settle is idempotent, so a retry never charges twice)'),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(3_600)
+    .describe('how long the answer of a paid call made with an Idempotency-Key is kept and replayed (charged 0) to a repeat with the same key'),
   GATEWAY_KEY_PREFIX: z.string().min(1).max(64).default('gateway:').describe('prefix of the gateway’s Redis keys'),
   MCP_VIEWS_DIR: z
     .string()

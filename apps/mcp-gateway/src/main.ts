@@ -11,9 +11,9 @@ async function bootstrap(): Promise<void> {
     logLevel: config.LOG_LEVEL,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
-  // Behind the front door / ingress: req.ip and req.protocol come from X-Forwarded-*.
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
-  await listen(app, config.PORT, logger);
+  // Behind the front door / ingress: req.ip and req.protocol come from X-Forwarded-*, from configured proxies only.
+  app.set('trust proxy', config.TRUSTED_PROXIES);
+  await listen(app, config.PORT, logger, config.HOST);
 }
 
 void bootstrap();

@@ -13,7 +13,7 @@ async function bootstrap(): Promise<void> {
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
   await serveTransport(app, config.REDIS_URL);
-  await listen(app, config.PORT, logger);
+  await listen(app, config.PORT, logger, config.HOST);
 }
 
 void bootstrap();

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -23,6 +24,24 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
 }
 
 const emptyAsUnset = (value: string | undefined) => (value === '' ? undefined : value);
+
+/** Names express (proxy-addr) accepts for address ranges besides IPs and CIDRs. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** Comma-separated proxy addresses: IPs, CIDRs, or loopback / linklocal / uniquelocal. */
+const proxyList = z
+  .string()
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
+  .pipe(z.array(z.string().refine(isProxyAddress, 'must be an IP, a CIDR (10.0.0.0/8) or loopback, linklocal, uniquelocal')));
 
 /** Variables every app reads. Each `.describe()` text is the README's Configuration table (`npx nx run docs:generate`). */
 export const baseConfigShape = {
@@ -58,6 +77,14 @@ export const baseConfigShape = {
     .max(120_000)
     .default(10_000)
     .describe('how long a graceful SIGTERM shutdown may take before the process exits'),
+  HOST: z
+    .string()
+    .refine((host) => isIP(host) !== 0, 'must be an IP address, e.g. 127.0.0.1 or 0.0.0.0')
+    .default('127.0.0.1')
+    .describe('address the HTTP server binds to: loopback by default; 0.0.0.0 (all interfaces) only where a network policy or proxy fronts the app (containers, Kubernetes)'),
+  TRUSTED_PROXIES: proxyList
+    .default(['loopback'])
+    .describe('comma-separated addresses or CIDRs of the reverse proxies whose X-Forwarded-For / -Proto are believed (client IP for rate limits); loopback, linklocal, uniquelocal name those ranges'),
 };
 
 export const port = (fallback: number) =>

@@ -42,7 +42,8 @@ function armShutdownDeadline(timeoutMs: number, logger: Logger) {
   }
 }
 
-export async function listen(app: INestApplication, port: number, logger: Logger, host = '0.0.0.0') {
+/** Binds to `host` (config HOST: loopback unless the deployment opens it). */
+export async function listen(app: INestApplication, port: number, logger: Logger, host: string) {
   await app.listen(port, host);
-  logger.info({ port }, 'listening');
+  logger.info({ port, host }, 'listening');
 }

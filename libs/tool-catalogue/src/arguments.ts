@@ -25,10 +25,12 @@ export function parseHttpArgs(
   query: Record<string, QueryValue>,
 ): ParsedArgs {
   const shape = tool.args('http').shape;
-  const raw: Record<string, unknown> = {};
+  // A caller names the keys: `toString` or `__proto__` must be looked up and stored as plain data,
+  // never resolved through Object.prototype (that made every REST path answer 500).
+  const raw: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue;
-    raw[key] = coerce(shape[key], value);
+    raw[key] = coerce(Object.hasOwn(shape, key) ? shape[key] : undefined, value);
   }
   for (const [key, value] of Object.entries(pathParams)) raw[key] = value;
   return parseToolArgs(tool, 'http', raw);

@@ -1,9 +1,15 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { MeteringMessages, Usage } from '@adintel/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG } from '@adintel/config';
+import { MeteringMessages, Usage, type Settlement } from '@adintel/contracts';
 import { actualCost, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
-import { InjectServiceClient, ServiceClient } from '@adintel/transport';
+import { InjectServiceClient, ServiceClient, ServiceError } from '@adintel/transport';
 import type { Caller } from '../auth/caller';
+import type { AppConfig } from '../config';
+import { IDEMPOTENCY_HEADER } from '../idempotency/idempotency-key';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { nothingCharged, type Receipt } from './receipt';
 import { reservationKey } from './reservation-key';
 
 interface ToolCall {
@@ -14,12 +20,8 @@ interface ToolCall {
   /** The HTTP request id; with `callId` (JSON-RPC id) it keys the reservation. */
   readonly requestId: string;
   readonly callId?: string | number;
-}
-
-/** What the call cost and what the paying pool has left (unknown when no pool was consulted). */
-export interface Receipt {
-  readonly charged: number;
-  readonly remaining?: number;
+  /** The caller's Idempotency-Key: a repeat of the same call with it is a replay, charged 0. */
+  readonly idempotencyKey?: string;
 }
 
 interface ToolOutcome {
@@ -40,6 +42,8 @@ export class ToolInvoker {
     @InjectServiceClient('query') private readonly query: ServiceClient,
     @InjectServiceClient('metering') private readonly metering: ServiceClient,
     private readonly rateLimiter: RateLimiterService,
+    private readonly idempotency: IdempotencyService,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'SETTLE_ATTEMPTS'>,
   ) {}
 
   async invoke(call: ToolCall): Promise<ToolOutcome> {
@@ -47,11 +51,39 @@ export class ToolInvoker {
     const worstCase = worstCaseCost(tool, args);
     if (worstCase === 0) {
       const result = await this.send(call);
-      return { result, receipt: { charged: 0, ...remainingShownBy(result) } };
+      return { result, receipt: nothingCharged(remainingShownBy(result)) };
     }
 
     await this.rateLimiter.consume(caller.sub);
-    const key = reservationKey(call.requestId, { caller: caller.sub, tool: tool.name, args, callId: call.callId });
+    if (call.idempotencyKey === undefined) return this.runPaid(call, worstCase, reservationKey(call.requestId));
+
+    const begun = await this.idempotency.begin({ caller: caller.sub, key: call.idempotencyKey, tool: tool.name, args });
+    switch (begun.kind) {
+      case 'replay':
+        return { result: begun.result, receipt: { status: 'settled', charged: 0, replay: true } };
+      case 'in_flight':
+        throw ServiceError.of('conflict', `a call with this ${IDEMPOTENCY_HEADER} is still running: retry in a moment for its answer`, {
+          retry_after_seconds: 1,
+        });
+      case 'mismatch':
+        throw ServiceError.of('conflict', `this ${IDEMPOTENCY_HEADER} was used for a different call (tool or arguments): use a new key`);
+      case 'run':
+        break;
+    }
+    let outcome: ToolOutcome;
+    try {
+      outcome = await this.runPaid(call, worstCase, reservationKey(call.requestId, begun.ticket.digest));
+    } catch (error) {
+      await this.idempotency.abandon(begun.ticket);
+      throw error;
+    }
+    await this.idempotency.finish(begun.ticket, outcome.result, outcome.receipt.status === 'settled' ? outcome.receipt.charged : 'pending');
+    return outcome;
+  }
+
+  /** Reserve the worst case, run, settle what the result costs (or release on failure). */
+  private async runPaid(call: ToolCall, worstCase: number, key: string): Promise<ToolOutcome> {
+    const { tool, caller } = call;
     const reservation = await this.metering.send(MeteringMessages.reserve, {
       request_id: key,
       caller_id: caller.sub,
@@ -68,13 +100,34 @@ export class ToolInvoker {
     }
 
     const charged = Math.min(actualCost(tool, result), reservation.reserved);
-    try {
-      const settlement = await this.metering.send(MeteringMessages.settle, { request_id: key, caller_id: caller.sub, charged });
-      return { result, receipt: { charged: settlement.charged, remaining: settlement.remaining } };
-    } catch (error) {
-      // The caller has the result; the unsettled hold expires and is returned, so nothing is charged.
-      this.logger.error(`settle ${key} failed; the reservation will expire uncharged: ${(error as Error).message}`);
-      return { result, receipt: { charged: 0 } };
+    return { result, receipt: await this.settle(key, caller.sub, charged) };
+  }
+
+  /**
+   * Settles until metering says how it closed. Settle is idempotent by reservation key, so a retry
+   * after a lost answer returns the charge that already landed instead of charging twice. When no
+   * answer comes at all, the charge may or may not have landed: the receipt says `pending`, never 0.
+   */
+  private async settle(key: string, callerId: string, charged: number): Promise<Receipt> {
+    for (let attempt = 1; ; attempt++) {
+      let settlement: Settlement;
+      try {
+        settlement = await this.metering.send(MeteringMessages.settle, { request_id: key, caller_id: callerId, charged });
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === 'not_found') {
+          // The hold is gone (expired and returned) before any settle landed: nothing was charged.
+          return nothingCharged();
+        }
+        const retryable = !(error instanceof ServiceError) || SETTLE_RETRYABLE.has(error.code);
+        if (!retryable || attempt >= this.config.SETTLE_ATTEMPTS) {
+          this.logger.error(`settle ${key} of ${charged} tokens has no known outcome after ${attempt} attempts: ${(error as Error).message}`);
+          return { status: 'pending', pending: charged, usageRequestId: key };
+        }
+        this.logger.warn(`settle ${key} attempt ${attempt} failed, retrying: ${(error as Error).message}`);
+        await sleep(SETTLE_RETRY_DELAY_MS * attempt);
+        continue;
+      }
+      return { status: 'settled', charged: settlement.charged, remaining: settlement.remaining };
     }
   }
 
@@ -93,8 +146,12 @@ export class ToolInvoker {
   }
 }
 
+/** Failures after which the settle may or may not have landed: asking again is safe (idempotent) and tells. */
+const SETTLE_RETRYABLE = new Set<ServiceError['code']>(['timeout', 'unavailable', 'internal']);
+const SETTLE_RETRY_DELAY_MS = 100;
+
 /** get_usage answers with the balance itself: its receipt can say what remains. */
-function remainingShownBy(result: unknown): { remaining?: number } {
+function remainingShownBy(result: unknown): number | undefined {
   const usage = Usage.safeParse(result);
-  return usage.success ? { remaining: usage.data.remaining } : {};
+  return usage.success ? usage.data.remaining : undefined;
 }

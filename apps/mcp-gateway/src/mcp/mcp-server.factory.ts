@@ -16,6 +16,7 @@ import { findTool, parseToolArgs } from '@adintel/tool-catalogue';
 import { ServiceError } from '@adintel/transport';
 import type { AppConfig } from '../config';
 import type { Caller } from '../auth/caller';
+import { MCP_IDEMPOTENCY_META } from '../idempotency/idempotency-key';
 import { ToolInvoker } from '../invocation/tool-invoker.service';
 import { invalidArguments, problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
 import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS, toolFailure, toolResult } from './mcp-tools';
@@ -69,7 +70,8 @@ export class McpServerFactory {
       return fail(invalidArguments(parsed.errors));
     }
     try {
-      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, callId });
+      const idempotencyKey = params._meta?.[MCP_IDEMPOTENCY_META] as string | undefined; // checked by the controller
+      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, callId, idempotencyKey });
       return toolResult(result, receipt, requestId);
     } catch (error) {
       if (error instanceof ServiceError) return fail(problemFromServiceError(error, tool));

@@ -3,7 +3,7 @@ import { inputJsonSchema, outputJsonSchema, TOOLS } from '@adintel/tool-catalogu
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { viewUri } from '@adintel/mcp-views';
 import type { ToolView } from '@adintel/tool-catalogue';
-import type { Receipt } from '../invocation/tool-invoker.service';
+import { nothingCharged, receiptFields, type Receipt } from '../invocation/receipt';
 
 export const SERVER_INFO = { name: 'ad-intel', title: 'Ad intelligence', version: INTERFACE_VERSION };
 
@@ -48,14 +48,11 @@ export function toolFailure(problem: Problem, requestId: string): CallToolResult
   return {
     isError: true,
     content: [{ type: 'text', text: JSON.stringify(problem) }],
-    _meta: { ...receiptMeta({ charged: 0 }, requestId), problem },
+    _meta: { ...receiptMeta(nothingCharged(), requestId), problem },
   };
 }
 
+/** The same receipt fields REST sends as headers (invocation/receipt.ts). */
 function receiptMeta(receipt: Receipt, requestId: string) {
-  return {
-    tokens_charged: receipt.charged,
-    ...(receipt.remaining !== undefined ? { tokens_remaining: receipt.remaining } : {}),
-    request_id: requestId,
-  };
+  return { ...receiptFields(receipt), request_id: requestId };
 }

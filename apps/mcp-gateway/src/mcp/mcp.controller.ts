@@ -1,22 +1,40 @@
-import { Controller, Delete, Get, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { APP_CONFIG } from '@adintel/config';
 import { currentRequestId } from '@adintel/observability';
+import type { AppConfig } from '../config';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';
 import { ProblemException } from '../problems/problem';
 import { McpServerFactory } from './mcp-server.factory';
+import { allowOrigin, answerOptions } from './cors';
+import { carryIdempotencyKey } from './idempotency-meta';
+import { checkEnvelope, jsonRpcError, type EnvelopeRejection } from './json-rpc-envelope';
 import { OriginGuard } from './origin.guard';
 
 /** MCP Streamable HTTP, stateless: every POST gets its own server and transport. */
 @Controller('mcp')
 export class McpController {
-  constructor(private readonly servers: McpServerFactory) {}
+  constructor(
+    private readonly servers: McpServerFactory,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post()
   @UseGuards(OriginGuard, BearerAuthGuard)
   async post(@Req() req: Request, @Res() res: Response, @CurrentCaller() caller: Caller): Promise<void> {
+    allowOrigin(req, res, this.config.MCP_ALLOWED_ORIGINS);
     const streaming = responseMode(req.headers.accept) === 'sse';
+    // Another Content-Type is left to the SDK, which answers 415.
+    if (req.is('application/json')) {
+      const verdict = checkEnvelope(req.body);
+      const rejection = verdict.ok ? carryIdempotencyKey(req.body, req.headers['idempotency-key']) : verdict.rejection;
+      if (rejection) {
+        sendRejection(res, rejection, streaming);
+        return;
+      }
+    }
     // The SDK insists on both media types; a client that accepts one of them is served in that one.
     req.headers.accept = 'application/json, text/event-stream';
     const requestId = currentRequestId() ?? 'unknown';
@@ -28,6 +46,12 @@ export class McpController {
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
+  }
+
+  /** CORS preflight of browser-based clients; never a 404. */
+  @Options()
+  options(@Req() req: Request, @Res() res: Response): void {
+    answerOptions(req, res, this.config.MCP_ALLOWED_ORIGINS);
   }
 
   /** Stateless: no server-initiated stream to open. */
@@ -48,8 +72,19 @@ const postOnly = () =>
     status: 405,
     code: 'method_not_allowed',
     detail: 'this MCP endpoint is stateless: send JSON-RPC requests with POST',
-    headers: { Allow: 'POST' },
+    headers: { Allow: 'POST, OPTIONS' },
   });
+
+/** A request with bad params is answered in the mode the client asked for, like any other answer. */
+function sendRejection(res: Response, rejection: EnvelopeRejection, streaming: boolean): void {
+  const body = jsonRpcError(rejection);
+  res.status(rejection.status);
+  if (streaming && rejection.status === 200) {
+    res.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
+    return;
+  }
+  res.json(body);
+}
 
 function responseMode(accept: string | undefined): 'json' | 'sse' {
   if (!accept) return 'json';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_STATUS, FieldError, INTERFACE_VERSION, MCP_SCOPE, Problem } from '@adintel/contracts';
 import { mcpResourceUrl } from '@adintel/config';
 import { describeCost, inputJsonSchema, outputJsonSchema, REST_PREFIX, TOOLS, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
+import { IDEMPOTENCY_HEADER } from '../idempotency/idempotency-key';
 import { problemTitle, problemTypeUri } from '../problems/problem';
 
 type Json = Record<string, unknown>;
@@ -56,7 +57,18 @@ export function buildOpenApi(baseUrl: string): Json {
         },
       },
       headers: {
-        'X-Tokens-Charged': { description: 'tokens this call cost', schema: { type: 'integer', minimum: 0 } },
+        'X-Tokens-Charged': {
+          description:
+            'tokens this call cost, as the ledger charged them; `pending` when metering’s answer was lost: the charge is then ' +
+            'X-Tokens-Pending tokens or, if it never landed, 0, and list_usage_events shows it under X-Usage-Request-Id',
+          schema: { oneOf: [{ type: 'integer', minimum: 0 }, { const: 'pending' }] },
+        },
+        'X-Tokens-Pending': { description: 'with X-Tokens-Charged: pending, the charge that was sent', schema: { type: 'integer', minimum: 0 } },
+        'X-Usage-Request-Id': { description: 'with X-Tokens-Charged: pending, the request_id of the call in list_usage_events', schema: { type: 'string' } },
+        'Idempotent-Replay': {
+          description: '`true` when this is the stored answer of an earlier call with the same Idempotency-Key (charged 0)',
+          schema: { const: 'true' },
+        },
         'X-Tokens-Remaining': {
           description: 'tokens left in the pool that paid (absent when no pool was consulted)',
           schema: { type: 'integer', minimum: 0 },
@@ -82,6 +94,9 @@ function operation(tool: ToolDefinition): Json {
         'X-Tokens-Charged': { $ref: '#/components/headers/X-Tokens-Charged' },
         'X-Tokens-Remaining': { $ref: '#/components/headers/X-Tokens-Remaining' },
         'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+        ...(paid
+          ? Object.fromEntries(['X-Tokens-Pending', 'X-Usage-Request-Id', 'Idempotent-Replay'].map((h) => [h, { $ref: `#/components/headers/${h}` }]))
+          : {}),
       },
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${RESULT_SCHEMA(tool)}` } } },
     },
@@ -90,6 +105,7 @@ function operation(tool: ToolDefinition): Json {
     ...(paid ? { '402': { $ref: '#/components/responses/PaymentRequired' } } : {}),
     '403': { $ref: '#/components/responses/Forbidden' },
     '404': { $ref: '#/components/responses/NotFound' },
+    ...(paid ? { '409': { $ref: '#/components/responses/Conflict' } } : {}),
     ...(paid ? { '429': { $ref: '#/components/responses/TooManyRequests' } } : {}),
     '503': { $ref: '#/components/responses/ServiceUnavailable' },
     '504': { $ref: '#/components/responses/GatewayTimeout' },
@@ -98,12 +114,23 @@ function operation(tool: ToolDefinition): Json {
     operationId: tool.name,
     summary: tool.title,
     description: `${tool.description}\n\nMCP twin: the tool \`${tool.name}\` at /mcp answers with the same JSON.`,
-    parameters: parameters(tool),
+    parameters: [...parameters(tool), ...(paid ? [IDEMPOTENCY_PARAMETER] : [])],
     responses,
     'x-mcp-tool': tool.name,
     'x-token-cost': describeCost(tool.cost),
   };
 }
+
+const IDEMPOTENCY_PARAMETER: Json = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'your key for this call (1-255 visible ASCII characters, e.g. a UUID). A repeat with the same key, tool and arguments ' +
+    'within IDEMPOTENCY_TTL_SECONDS gets the stored answer with Idempotent-Replay: true and is charged 0; the same key ' +
+    'with other arguments is a 409. Without a key every call runs and is charged.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 function parameters(tool: ToolDefinition): Json[] {
   const schema = inputJsonSchema(tool, 'http') as { properties?: Record<string, Json>; required?: string[] };
@@ -143,6 +170,10 @@ function problemResponses(): Json {
     ),
     Forbidden: problem(`The access token lacks the scope ${MCP_SCOPE} (error="insufficient_scope").`, ['WWW-Authenticate']),
     NotFound: problem('No such resource, or no such id.'),
+    Conflict: problem(
+      'The Idempotency-Key was used for a different call, or its first call is still running (then with Retry-After).',
+      ['Retry-After'],
+    ),
     TooManyRequests: problem('Too many paid calls for this account right now; free tools are not limited.', ['Retry-After']),
     ServiceUnavailable: problem('A backing service is down; nothing was charged.', ['Retry-After']),
     GatewayTimeout: problem('A backing service did not answer in time; nothing was charged.'),
@@ -151,7 +182,6 @@ function problemResponses(): Json {
 
 function describeApi(baseUrl: string): string {
   const statusCodes = Object.entries(ERROR_STATUS)
-    .filter(([code]) => code !== 'conflict')
     .map(([code, status]) => `| ${status} | \`${problemTypeUri(baseUrl, code)}\` | ${problemTitle(code)} |`);
   return [
     'Every resource here is also an MCP tool at `/mcp` with the same arguments and the same JSON.',
@@ -161,7 +191,8 @@ function describeApi(baseUrl: string): string {
     '`Authorization: Bearer <token>`.',
     '',
     '**Costs:** each operation names its cost. A paid call holds its worst case (limit x unit price) and is charged for what it',
-    'returns; a failed or empty call costs nothing. `X-Tokens-Charged` and `X-Tokens-Remaining` report it.',
+    'returns; a failed or empty call costs nothing. `X-Tokens-Charged` and `X-Tokens-Remaining` report it',
+    '(`X-Tokens-Charged: pending` when metering’s answer was lost). Send `Idempotency-Key` to make a retry a free replay.',
     '',
     '**Errors** are `application/problem+json` (RFC 9457):',
     '',

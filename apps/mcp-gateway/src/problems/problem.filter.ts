@@ -1,7 +1,9 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ServiceError } from '@adintel/transport';
-import { currentRequestId } from '@adintel/observability';
+import { bodyFailureOf, currentRequestId } from '@adintel/observability';
+import { jsonRpcError, unparsableBody } from '../mcp/json-rpc-envelope';
+import { bodyFailureProblem } from './body-failure';
 import { codeForStatus, problemFromServiceError, ProblemException, renderProblem, type ProblemSpec } from './problem';
 
 /**
@@ -18,7 +20,14 @@ export class ProblemFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const req = http.getRequest<Request>();
     const res = http.getResponse<Response>();
-    const spec = this.toSpec(exception);
+    const bodyFailure = bodyFailureOf(exception);
+    if (bodyFailure?.kind === 'unparsable' && isMcpPath(req)) {
+      // An MCP client reads JSON-RPC: -32700 (not JSON) or -32600 (JSON, but not a request object).
+      const rejection = unparsableBody(bodyFailure.raw);
+      res.status(rejection.status).json(jsonRpcError(rejection));
+      return;
+    }
+    const spec = bodyFailure ? bodyFailureProblem(bodyFailure) : this.toSpec(exception);
     if (res.headersSent) {
       this.logger.warn(`failure after the response started: ${spec.detail}`);
       res.end();
@@ -50,6 +59,8 @@ export function sendProblem(
   res.setHeader('Cache-Control', 'no-store');
   res.type('application/problem+json').send(JSON.stringify(renderProblem(spec, context)));
 }
+
+const isMcpPath = (req: Request) => req.originalUrl.split('?')[0].replace(/\/+$/, '') === '/mcp';
 
 function detailOf(exception: HttpException): string {
   const response = exception.getResponse();

@@ -23,6 +23,7 @@ export class ProblemException extends Error {
 
 const TITLES: Record<string, string> = {
   invalid_argument: 'Invalid arguments',
+  invalid_body: 'Unreadable request body',
   unauthenticated: 'Authentication required',
   invalid_token: 'Invalid access token',
   insufficient_scope: 'Insufficient scope',

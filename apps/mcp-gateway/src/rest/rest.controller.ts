@@ -7,13 +7,12 @@ import { ServiceError } from '@adintel/transport';
 import type { AppConfig } from '../config';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';
-import { ToolInvoker, type Receipt } from '../invocation/tool-invoker.service';
+import { checkIdempotencyKey, IDEMPOTENCY_HEADER } from '../idempotency/idempotency-key';
+import { nothingCharged, receiptHeaders, type Receipt } from '../invocation/receipt';
+import { ToolInvoker } from '../invocation/tool-invoker.service';
 import { invalidArguments, problemFromServiceError, ProblemException } from '../problems/problem';
 import { sendProblem } from '../problems/problem.filter';
 import { RestRouteGuard, routeOf } from './rest-route.guard';
-
-const TOKENS_CHARGED_HEADER = 'X-Tokens-Charged';
-const TOKENS_REMAINING_HEADER = 'X-Tokens-Remaining';
 
 /** Every GET twin of the catalogue through one handler: no route is written by hand. */
 @Controller(REST_PREFIX)
@@ -31,15 +30,19 @@ export class RestController {
     if (!parsed.ok) {
       throw new ProblemException(invalidArguments(parsed.errors));
     }
+    const idempotency = checkIdempotencyKey(req.headers[IDEMPOTENCY_HEADER.toLowerCase()]);
+    if (!idempotency.ok) {
+      throw new ProblemException(invalidArguments([{ field: IDEMPOTENCY_HEADER, message: idempotency.message }]));
+    }
     const requestId = currentRequestId() ?? 'unknown';
     try {
-      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId });
+      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, idempotencyKey: idempotency.key });
       setReceipt(res, receipt);
       res.setHeader('Cache-Control', 'no-store');
       res.json(result);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
-      setReceipt(res, { charged: 0 });
+      setReceipt(res, nothingCharged());
       sendProblem(res, problemFromServiceError(error, tool), {
         baseUrl: this.config.PUBLIC_BASE_URL,
         instance: req.originalUrl.split('?')[0],
@@ -50,13 +53,13 @@ export class RestController {
 }
 
 function setReceipt(res: Response, receipt: Receipt) {
-  res.setHeader(TOKENS_CHARGED_HEADER, String(receipt.charged));
-  if (receipt.remaining !== undefined) res.setHeader(TOKENS_REMAINING_HEADER, String(receipt.remaining));
+  for (const [name, value] of Object.entries(receiptHeaders(receipt))) res.setHeader(name, value);
 }
 
 /** The query string as strings; anything else a parser may build (objects) is passed on as text for validation to name. */
 function queryValues(query: Request['query']): Record<string, string | string[]> {
-  const values: Record<string, string | string[]> = {};
+  // Keys are the caller's: a plain object would swallow `__proto__` instead of reporting it.
+  const values: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value === undefined) continue;
     values[key] = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value : JSON.stringify(value);

@@ -133,15 +133,16 @@ describe('REST twins under /api/v1', () => {
     expect(JSON.stringify(body)).not.toContain('SQLITE');
   });
 
-  it('charges a retried delivery (same X-Request-Id) once', async () => {
+  it('runs and charges a repeat with the same X-Request-Id (a trace id), and replays one with the same Idempotency-Key', async () => {
     const headers = { 'x-request-id': 'retry-me-1' };
     const first = await get('/ads?limit=5', { sub: 'retrier', headers });
     const second = await get('/ads?limit=5', { sub: 'retrier', headers });
-    expect([first.res.status, second.res.status]).toEqual([200, 200]);
-    expect(metering.balanceOf('retrier')).toBe(TRIAL_TOKENS - 5);
-    // the same id on a different call is a different reservation
-    await get('/ads?limit=4', { sub: 'retrier', headers });
-    expect(metering.balanceOf('retrier')).toBe(TRIAL_TOKENS - 9);
+    expect([first.res.headers.get('x-tokens-charged'), second.res.headers.get('x-tokens-charged')]).toEqual(['5', '5']);
+    expect(metering.balanceOf('retrier')).toBe(TRIAL_TOKENS - 10);
+    const keyed = await get('/ads?limit=5', { sub: 'keyed-retrier', headers: { 'idempotency-key': 'retry-me-1' } });
+    const replay = await get('/ads?limit=5', { sub: 'keyed-retrier', headers: { 'idempotency-key': 'retry-me-1' } });
+    expect([keyed.res.headers.get('x-tokens-charged'), replay.res.headers.get('x-tokens-charged')]).toEqual(['5', '0']);
+    expect(metering.balanceOf('keyed-retrier')).toBe(TRIAL_TOKENS - 5);
   });
 
   it('rate-limits paid calls per account with 429 + Retry-After, while get_usage stays free', async () => {

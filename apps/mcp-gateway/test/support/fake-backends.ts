@@ -108,5 +108,5 @@ export function fakeMetering(balances = new Map<string, number>()) {
       return { plan: 'trial', pool: 'agent', allowance: TRIAL_TOKENS, used: TRIAL_TOKENS - remaining, reserved: 0, remaining, period: null };
     })
     .on(MeteringMessages.ping, () => ({ service: 'metering', at: new Date().toISOString() }));
-  return { service, balances, holds, balanceOf };
+  return { service, balances, holds, balanceOf, settle };
 }

@@ -3,11 +3,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { APP_CONFIG } from '@adintel/config';
+import { bodyFailureOf } from '@adintel/observability';
 import type { AppConfig } from '../../config';
 import { OAUTH_PREFIX } from './oidc-provider.factory';
 import { OIDC_PROVIDER } from './oidc.module';
 import { checkRegistration } from './registration-policy';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
+import { clientIdOf, TokenFailureLimiter } from './token-failure-limiter';
 import { adaptTokenRequest } from './token-request';
 
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
@@ -22,10 +24,38 @@ function oauthError(res: Response, status: number, error: string, description: s
   res.status(status).set({ 'Cache-Control': 'no-store', ...headers }).json({ error, error_description: description });
 }
 
-/** Runs a body parser and answers a malformed body with an OAuth error instead of an HTML page. */
-function parseOr(parser: RequestHandler, error: string): RequestHandler {
+/**
+ * Runs a body parser and answers a body it refuses with an OAuth error (413 when too large) instead of
+ * an HTML page, and without the parser's own message.
+ */
+function parseOr(parser: RequestHandler, format: string): RequestHandler {
   return (req, res, next) =>
-    parser(req, res, (err?: unknown) => (err ? oauthError(res, 400, error, `the request body cannot be parsed: ${(err as Error).message}`) : next()));
+    parser(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const failure = bodyFailureOf(err) ?? { kind: 'unreadable' };
+      if (failure.kind === 'too_large') {
+        return oauthError(res, 413, 'invalid_request', `the request body is larger than the ${failure.limit ?? 'allowed'} bytes accepted`);
+      }
+      return oauthError(res, 400, 'invalid_request', failure.kind === 'unparsable' ? `the request body is not valid ${format}` : 'the request body could not be read');
+    });
+}
+
+type LimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Answers 429 + Retry-After when a limit is reached, and 503 when the limit cannot be read (a limit
+ * that fails open would be no limit). Returns whether the request was answered.
+ */
+async function refusedByLimit(res: Response, check: () => Promise<LimitVerdict>, text: { tooMany: string; unavailable: string }): Promise<boolean> {
+  try {
+    const verdict = await check();
+    if (verdict.allowed) return false;
+    oauthError(res, 429, 'rate_limited', text.tooMany, { 'Retry-After': String(verdict.retryAfterSeconds) });
+  } catch (error) {
+    new Logger('AuthorizationServer').error(`${text.unavailable}: the limit store failed: ${(error as Error).message}`);
+    oauthError(res, 503, 'temporarily_unavailable', text.unavailable, { 'Retry-After': '5' });
+  }
+  return true;
 }
 
 /**
@@ -39,11 +69,13 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
   const provider = app.get<Provider>(OIDC_PROVIDER);
   const limiter = app.get(RegistrationRateLimiter);
+  const tokenFailures = app.get(TokenFailureLimiter);
   const logger = new Logger('AuthorizationServer');
   const publicUrl = new URL(config.PUBLIC_BASE_URL);
   const providerCallback = provider.callback();
 
-  app.set('trust proxy', config.TRUST_PROXY_HOPS);
+  // X-Forwarded-For is believed only from the configured proxies: anyone else's would bypass per-IP limits.
+  app.set('trust proxy', config.TRUSTED_PROXIES);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     req.headers['x-forwarded-host'] = publicUrl.host;
@@ -51,22 +83,16 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
     next();
   });
 
-  const json = parseOr(express.json({ limit: '16kb', type: () => true }), 'invalid_request');
-  const form = parseOr(express.urlencoded({ extended: false, limit: '16kb' }), 'invalid_request');
+  const json = parseOr(express.json({ limit: '16kb', type: () => true }), 'JSON');
+  const form = parseOr(express.urlencoded({ extended: false, limit: '16kb' }), 'form data');
 
   app.use(`${OAUTH_PREFIX}/register`, async (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST') return next();
-    try {
-      const verdict = await limiter.hit(req.ip ?? 'unknown');
-      if (!verdict.allowed) {
-        return oauthError(res, 429, 'rate_limited', 'too many registrations from this address; try again later', {
-          'Retry-After': String(verdict.retryAfterSeconds),
-        });
-      }
-    } catch (error) {
-      logger.error(`registration rate limit unavailable: ${(error as Error).message}`);
-      return oauthError(res, 503, 'temporarily_unavailable', 'registration is unavailable right now', { 'Retry-After': '5' });
-    }
+    const limited = await refusedByLimit(res, () => limiter.hit(req.ip ?? 'unknown'), {
+      tooMany: 'too many registrations from this address; try again later',
+      unavailable: 'registration is unavailable right now',
+    });
+    if (limited) return;
     if (!req.is('application/json')) return oauthError(res, 400, 'invalid_request', 'send the registration as Content-Type: application/json');
     json(req, res, () => {
       const verdict = checkRegistration(req.body);
@@ -77,7 +103,19 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
 
   app.use(`${OAUTH_PREFIX}/token`, (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST' || !req.is('application/x-www-form-urlencoded')) return next();
-    form(req, res, () => {
+    form(req, res, async () => {
+      const clientId = clientIdOf(req.headers.authorization, req.body as Record<string, unknown>);
+      const ip = req.ip ?? 'unknown';
+      const limited = await refusedByLimit(res, () => tokenFailures.check(clientId, ip), {
+        tooMany: 'too many failed client authentications; try again later',
+        unavailable: 'the token endpoint is unavailable right now',
+      });
+      if (limited) return;
+      // The provider answers a failed client authentication with 401 invalid_client: count it.
+      res.on('finish', () => {
+        if (res.statusCode !== 401) return;
+        tokenFailures.failed(clientId, ip).catch((error: unknown) => logger.warn(`could not count a failed token request: ${(error as Error).message}`));
+      });
       const verdict = adaptTokenRequest(req.body as Record<string, string | string[] | undefined>);
       if (!verdict.ok) return oauthError(res, 400, verdict.error, verdict.error_description);
       next();

@@ -11,6 +11,7 @@ import { OwnersService } from '../owners/owners.service';
 import { REDIS } from '../redis/redis.module';
 import { createOidcProvider } from './oidc-provider.factory';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
+import { TokenFailureLimiter } from './token-failure-limiter';
 
 export const OIDC_PROVIDER = Symbol('OIDC_PROVIDER');
 export const KEY_MATERIAL = Symbol('KEY_MATERIAL');
@@ -42,8 +43,9 @@ class AgentRegistrationListener implements OnModuleInit {
       useFactory: (config: AppConfig, keys: KeyMaterial, redis: Redis, owners: OwnersService) => createOidcProvider({ config, keys, redis, owners }),
     },
     RegistrationRateLimiter,
+    TokenFailureLimiter,
     AgentRegistrationListener,
   ],
-  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter],
+  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter],
 })
 export class OidcModule {}

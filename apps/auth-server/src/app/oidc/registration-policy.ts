@@ -46,10 +46,25 @@ const oneOf =
   (value) =>
     typeof value === 'string' && allowed.includes(value) ? undefined : `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`;
 
-const urisCheck: FieldCheck = (value) =>
-  Array.isArray(value) && value.length <= MAX_REDIRECT_URIS && value.every((v) => typeof v === 'string' && v.length <= 2048)
-    ? undefined
-    : `must be an array of at most ${MAX_REDIRECT_URIS} URIs`;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * OAuth 2.1: a redirect URI is https, or http on the loopback interface (native apps, RFC 8252 7.3),
+ * and has no fragment. Anything else would let a registered client send codes to a network attacker.
+ */
+function redirectUriProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 2048 || !URL.canParse(value)) return 'must be absolute URIs of at most 2048 characters';
+  const url = new URL(value);
+  if (url.hash || value.includes('#')) return `must not have a fragment (${value})`;
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return `must use https, or http on a loopback address (127.0.0.1, [::1], localhost); got ${JSON.stringify(value)}`;
+}
+
+const urisCheck: FieldCheck = (value) => {
+  if (!Array.isArray(value) || value.length > MAX_REDIRECT_URIS) return `must be an array of at most ${MAX_REDIRECT_URIS} URIs`;
+  return value.map(redirectUriProblem).find((problem) => problem !== undefined);
+};
 
 /** The accepted metadata, and how each is checked. Anything else is refused. */
 const ACCEPTED: Record<string, FieldCheck> = {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
 import { InjectRedis } from '../redis/redis.module';
+import { countHit } from './fixed-window';
 
 const WINDOW_SECONDS = 3600;
 
@@ -17,12 +18,9 @@ export class RegistrationRateLimiter {
   ) {}
 
   async hit(ip: string, now = Date.now()): Promise<RateVerdict> {
-    const window = Math.floor(now / 1000 / WINDOW_SECONDS);
-    const key = `ratelimit:register:${ip}:${window}`;
-    const [[, count]] = (await this.redis.multi().incr(key).expire(key, WINDOW_SECONDS, 'NX').exec()) as [[null, number]];
+    const { count, secondsLeft } = await countHit(this.redis, `ratelimit:register:${ip}`, WINDOW_SECONDS, now);
     const limit = this.config.REGISTRATION_LIMIT_PER_HOUR;
     if (count <= limit) return { allowed: true, remaining: limit - count };
-    const windowEnds = (window + 1) * WINDOW_SECONDS;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(windowEnds - now / 1000)) };
+    return { allowed: false, retryAfterSeconds: secondsLeft };
   }
 }

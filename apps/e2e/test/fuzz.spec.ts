@@ -1,0 +1,251 @@
+import fc from 'fast-check';
+import { inputJsonSchema, TOOLS, type ToolDefinition } from '@adintel/tool-catalogue';
+import { newAgentToken } from './agent';
+import { startStack, type Stack } from './stack';
+
+/**
+ * Property-based fuzzing of the built service (four real processes, a private Redis, the front door):
+ * every tool's schema on both surfaces, hostile JSON-RPC envelopes and hostile tokens. Every answer must
+ * come in time, never be a 5xx or a JSON-RPC -32603, never leak internals, and at the end each agent's
+ * usage must equal the receipts it was given.
+ *
+ * FUZZ_RUNS (default 150) sets the runs per property; FUZZ_SEED replays a failing run (the seed is in
+ * the failure message).
+ */
+const RUNS = Number(process.env['FUZZ_RUNS'] ?? 150);
+const SEED = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process.env['FUZZ_SEED']);
+/** Far above any answer of a healthy stack and below the transport timeout: longer is a hang. */
+const REQUEST_DEADLINE_MS = 8_000;
+const AGENTS = 3;
+
+/** What no answer may contain: stack frames, paths, validator dumps, parser and database messages. */
+const LEAKS = /\bat [\w.<>]+ \(|\.(?:js|ts):\d+:\d+|node_modules|ZodError|"path":\[|"expected":"|Unexpected token|Unexpected end of JSON|SQLITE_|SyntaxError/;
+const INHERITED = ['toString', 'hasOwnProperty', 'constructor', '__proto__', 'valueOf', 'prototype'];
+
+type JsonSchema = { type?: string | string[]; enum?: unknown[]; items?: JsonSchema; minimum?: number; maximum?: number; properties?: Record<string, JsonSchema> };
+
+interface Agent {
+  readonly token: string;
+  /** Sum of the tokens_charged / X-Tokens-Charged it was told. */
+  receipts: number;
+  pending: number;
+}
+
+const figures = { requests: 0, byStatus: new Map<string, number>(), slowestMs: 0 };
+const count = (label: string) => figures.byStatus.set(label, (figures.byStatus.get(label) ?? 0) + 1);
+
+describe('fuzz: both surfaces, envelopes and tokens against the built stack', () => {
+  let stack: Stack;
+  const agents: Agent[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack();
+    for (let i = 0; i < AGENTS; i++) agents.push({ token: (await newAgentToken(stack.baseUrl)).token, receipts: 0, pending: 0 });
+  }, 120_000);
+  afterAll(async () => {
+    const statuses = [...figures.byStatus].sort().map(([k, v]) => `${k}: ${v}`).join(', ');
+    process.stdout.write(`fuzz figures: ${figures.requests} requests (${RUNS} runs per property); ${statuses}; slowest ${figures.slowestMs} ms\n`);
+    await stack?.stop();
+  });
+
+  /** One request with a deadline; a timeout fails the property (a hang), with the request in the message. */
+  async function send(path: string, init: RequestInit, label: string) {
+    const started = Date.now();
+    let res: Response;
+    try {
+      res = await fetch(`${stack.baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_DEADLINE_MS) });
+    } catch (error) {
+      throw new Error(`${label} ${path} got no answer within ${REQUEST_DEADLINE_MS} ms: ${(error as Error).message}`, { cause: error });
+    }
+    const text = await res.text();
+    figures.requests++;
+    figures.slowestMs = Math.max(figures.slowestMs, Date.now() - started);
+    count(`${label} ${res.status}`);
+    expect({ path, status: res.status, body: text.slice(0, 300) }).toEqual({ path, status: expect.any(Number), body: expect.not.stringMatching(LEAKS) });
+    if (res.status >= 500) throw new Error(`${label} ${path} answered ${res.status}: ${text.slice(0, 500)}`);
+    return { res, text };
+  }
+
+  const mcpHeaders = (token: string) => ({
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  });
+
+  /** Checks a JSON-RPC answer: never -32603; returns the receipt when it is a tool result. */
+  function checkRpc(text: string): { charged?: unknown } {
+    if (!text) return {};
+    const body = JSON.parse(text) as {
+      error?: { code: number; message: string };
+      result?: { isError?: boolean; _meta?: Record<string, unknown> & { problem?: { status?: number } } };
+    };
+    if (body.error) expect(body.error.code).not.toBe(-32603);
+    const problemStatus = body.result?._meta?.problem?.status ?? 0;
+    if (problemStatus >= 500) throw new Error(`a tool call failed on the server's side (${problemStatus}): ${text.slice(0, 500)}`);
+    count(body.error ? `  json-rpc error ${body.error.code}` : body.result?.isError ? `  tool isError ${body.result._meta?.problem?.status}` : '  tool result');
+    return { charged: body.result?._meta?.['tokens_charged'] };
+  }
+
+  function recordReceipt(agent: Agent, charged: unknown) {
+    if (charged === 'pending') agent.pending++;
+    else if (charged !== undefined && charged !== null) agent.receipts += Number(charged);
+  }
+
+  it('REST: arguments from every tool’s schema and hostile ones', async () => {
+    await fc.assert(
+      fc.asyncProperty(toolWith(argumentsOf), fc.nat(AGENTS - 1), async ([name, args], who) => {
+        const agent = agents[who] as Agent;
+        const path = restPath(toolNamed(name), args);
+        const { res } = await send(path, { headers: { authorization: `Bearer ${agent.token}` } }, 'rest');
+        recordReceipt(agent, res.headers.get('x-tokens-charged') ?? undefined);
+      }),
+      { numRuns: RUNS * 2, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  });
+
+  it('MCP: tools/call with arguments from every tool’s schema and hostile ones', async () => {
+    await fc.assert(
+      fc.asyncProperty(toolWith(mcpArguments), fc.nat(AGENTS - 1), fc.nat(), async ([name, args], who, id) => {
+        const agent = agents[who] as Agent;
+        const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+        const { text } = await send('/mcp', { method: 'POST', headers: mcpHeaders(agent.token), body }, 'mcp');
+        recordReceipt(agent, checkRpc(text).charged);
+      }),
+      { numRuns: RUNS * 2, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  });
+
+  it('MCP: hostile envelopes (any JSON, batches, broken JSON, bad params)', async () => {
+    const envelope = fc.oneof(
+      fc.jsonValue().map((value) => JSON.stringify(value)),
+      fc.array(fc.record({ jsonrpc: fc.constant('2.0'), id: fc.nat(), method: fc.constant('tools/call'), params: fc.constant({ name: 'search_ads', arguments: { limit: 1 } }) }), { maxLength: 3 }).map((batch) => JSON.stringify(batch)),
+      fc.record({
+        jsonrpc: fc.oneof(fc.constant('2.0'), fc.string()),
+        id: fc.oneof(fc.nat(), fc.string(), fc.constant(null), fc.jsonValue()),
+        method: fc.oneof(fc.constantFrom('tools/call', 'tools/list', 'initialize', 'ping', 'resources/list'), fc.string(), fc.jsonValue()),
+        params: fc.oneof(fc.jsonValue(), fc.record({ name: fc.oneof(fc.constantFrom(...TOOLS.map((t) => t.name)), fc.jsonValue()), arguments: fc.jsonValue(), _meta: fc.jsonValue() }, { requiredKeys: [] })),
+      }, { requiredKeys: [] }).map((value) => JSON.stringify(value)),
+      fc.string().map((text) => `{"jsonrpc":"2.0",${text}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(envelope, fc.nat(AGENTS - 1), async (body, who) => {
+        const agent = agents[who] as Agent;
+        const { text } = await send('/mcp', { method: 'POST', headers: mcpHeaders(agent.token), body }, 'envelope');
+        if (text.startsWith('{')) recordReceipt(agent, checkRpc(text).charged);
+      }),
+      { numRuns: RUNS * 2, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  });
+
+  it('hostile tokens are refused (401, or 400 for a malformed header) on both surfaces', async () => {
+    const segment = fc.base64String({ maxLength: 80 }).map((s) => s.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'));
+    /** A bad token, and the agent whose real token it was changed from (its calls are charged if the change is harmless). */
+    const token: fc.Arbitrary<{ bad: string; owner?: number }> = fc.oneof(
+      fc.string().map((bad) => ({ bad })),
+      fc.tuple(segment, segment, segment).map((parts) => ({ bad: parts.join('.') })),
+      fc.nat(AGENTS - 1).chain((owner) => {
+        const real = (agents[owner] as Agent).token;
+        return fc.nat(real.length - 1).map((at) => ({ owner, bad: `${real.slice(0, at)}${real[at] === 'A' ? 'B' : 'A'}${real.slice(at + 1)}` }));
+      }),
+      fc.constant({ bad: `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from('{"sub":"x","scope":"mcp:read"}').toString('base64url')}.` }),
+    );
+    await fc.assert(
+      fc.asyncProperty(token, fc.boolean(), async ({ bad, owner }, rest) => {
+        // A header value must be a ByteString; anything else never reaches the server.
+        const authorization = `Bearer ${bad}`.replace(/[^\x20-\x7e]/g, '?');
+        const { res, text } = rest
+          ? await send('/api/v1/ads?limit=1', { headers: { authorization } }, 'token')
+          : await send('/mcp', { method: 'POST', headers: { ...mcpHeaders(''), authorization }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_ads', arguments: { limit: 1 } } }) }, 'token');
+        if (res.status === 200 && owner !== undefined) {
+          // The change landed in the signature's unused bits and left the token valid: the agent's own call.
+          recordReceipt(agents[owner] as Agent, rest ? (res.headers.get('x-tokens-charged') ?? undefined) : checkRpc(text).charged);
+          return;
+        }
+        expect([400, 401]).toContain(res.status);
+      }),
+      { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  });
+
+  it('ends with usage = receipts for every agent (and no receipt left pending)', async () => {
+    for (const agent of agents) {
+      const { text } = await send('/api/v1/usage', { headers: { authorization: `Bearer ${agent.token}` } }, 'usage');
+      const usage = JSON.parse(text) as { used: number; reserved: number };
+      let ledger = 0;
+      let cursor: string | null = null;
+      do {
+        const page: { text: string } = await send(`/api/v1/usage/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${agent.token}` } }, 'usage');
+        const events = JSON.parse(page.text) as { data: { charged: number }[]; pagination: { next_cursor: string | null } };
+        ledger += events.data.reduce((sum, event) => sum + event.charged, 0);
+        cursor = events.pagination.next_cursor;
+      } while (cursor);
+      expect({ pending: agent.pending, used: usage.used, ledger, reserved: usage.reserved }).toEqual({ pending: 0, used: agent.receipts, ledger: agent.receipts, reserved: 0 });
+    }
+    process.stdout.write(`fuzz usage vs receipts: ${agents.map((a, i) => `agent ${i + 1} ${a.receipts}`).join(', ')}\n`);
+  });
+});
+
+/** A tool's name with arguments drawn for it, in one arbitrary (so a seed replays and failures shrink). */
+function toolWith<T>(args: (tool: ToolDefinition) => fc.Arbitrary<T>): fc.Arbitrary<[string, T]> {
+  return fc.constantFrom(...TOOLS).chain((tool) => args(tool).map((value): [string, T] => [tool.name, value]));
+}
+
+const toolNamed = (name: string): ToolDefinition => {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return tool;
+};
+
+/** A value for one schema property: valid for the schema, or (when `hostile`) sometimes not. */
+function valueOf(schema: JsonSchema | undefined, hostility: boolean): fc.Arbitrary<unknown> {
+  const hostile = fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('', ' ', '-1', '1e400', 'NaN', '%00', '../..', 'a'.repeat(3000)));
+  const type = Array.isArray(schema?.type) ? schema?.type[0] : schema?.type;
+  let valid: fc.Arbitrary<unknown>;
+  if (schema?.enum?.length) valid = fc.constantFrom(...schema.enum);
+  else if (type === 'integer' || type === 'number') valid = fc.integer({ min: (schema?.minimum ?? 0) - 2, max: Math.min(schema?.maximum ?? 200, 1_000) + 2 });
+  else if (type === 'boolean') valid = fc.boolean();
+  else if (type === 'array') valid = fc.array(valueOf(schema?.items, hostility), { maxLength: 4 });
+  else valid = fc.oneof(fc.constantFrom('US', 'DE', 'shop', 'casino', '2026-01-01', 'example.com', 'facebook'), fc.string({ maxLength: 12 }));
+  return hostility ? fc.oneof({ weight: 2, arbitrary: valid }, { weight: 1, arbitrary: hostile }) : valid;
+}
+
+/** Arguments as a record over the tool's properties (any subset), plus now and then a name it does not have. */
+function argumentsOf(tool: ToolDefinition): fc.Arbitrary<Record<string, unknown>> {
+  return fc.boolean().chain((hostile) => argumentsWith(tool, hostile));
+}
+
+function argumentsWith(tool: ToolDefinition, hostile: boolean): fc.Arbitrary<Record<string, unknown>> {
+  const schema = inputJsonSchema(tool, 'http') as JsonSchema;
+  const properties = schema.properties ?? {};
+  const known = fc.record(Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, valueOf(property, hostile)])), { requiredKeys: [] });
+  const extraName = fc.oneof(fc.constantFrom(...INHERITED), fc.string({ minLength: 1, maxLength: 10 }));
+  const extra = hostile ? fc.option(fc.tuple(extraName, fc.string({ maxLength: 10 })), { freq: 2 }) : fc.constant(null);
+  return fc.tuple(known, extra).map(([args, more]) => {
+    const all: Record<string, unknown> = Object.create(null);
+    Object.assign(all, args);
+    if (more) Object.defineProperty(all, more[0], { value: more[1], enumerable: true, configurable: true, writable: true });
+    return all;
+  });
+}
+
+/** MCP arguments: mostly a schema record, sometimes any JSON at all (arrays, null, numbers...). */
+function mcpArguments(tool: ToolDefinition): fc.Arbitrary<unknown> {
+  return fc.oneof({ weight: 5, arbitrary: argumentsOf(tool).map((args) => ({ ...args })) }, { weight: 1, arbitrary: fc.jsonValue() });
+}
+
+/** The REST twin's URL: path parameters filled (encoded), the rest as a query string (arrays repeated). */
+function restPath(tool: ToolDefinition, args: Record<string, unknown>): string {
+  const used = new Set<string>();
+  const path = tool.http.path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    used.add(name);
+    const value = args[name];
+    return encodeURIComponent(value === undefined || value === '' ? 'x' : String(value));
+  });
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(args)) {
+    if (used.has(name) || value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) query.append(name, String(item));
+  }
+  const search = query.toString();
+  return `/api/v1${path}${search ? `?${search}` : ''}`;
+}
