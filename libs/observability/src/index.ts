@@ -3,3 +3,4 @@ export * from './logger';
 export * from './http-request-logging';
 export * from './health';
 export * from './http-app';
+export * from './metrics';

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MeteringMessages, Usage } from '@adintel/contracts';
 import { actualCost, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
-import { InjectServiceClient, ServiceClient } from '@adintel/transport';
+import { AppMetrics } from '@adintel/observability';
+import { InjectServiceClient, ServiceClient, ServiceError } from '@adintel/transport';
 import type { Caller } from '../auth/caller';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { reservationKey } from './reservation-key';
@@ -40,9 +41,15 @@ export class ToolInvoker {
     @InjectServiceClient('query') private readonly query: ServiceClient,
     @InjectServiceClient('metering') private readonly metering: ServiceClient,
     private readonly rateLimiter: RateLimiterService,
+    private readonly metrics: AppMetrics,
   ) {}
 
-  async invoke(call: ToolCall): Promise<ToolOutcome> {
+  /** Runs the call, counted and timed by tool and the HTTP status it ends with (402 and 429 included). */
+  invoke(call: ToolCall): Promise<ToolOutcome> {
+    return this.metrics.timeToolCall(call.tool.name, statusOf, () => this.run(call));
+  }
+
+  private async run(call: ToolCall): Promise<ToolOutcome> {
     const { tool, args, caller } = call;
     const worstCase = worstCaseCost(tool, args);
     if (worstCase === 0) {
@@ -98,3 +105,6 @@ function remainingShownBy(result: unknown): { remaining?: number } {
   const usage = Usage.safeParse(result);
   return usage.success ? { remaining: usage.data.remaining } : {};
 }
+
+/** The HTTP status a failed call is answered with (both surfaces map ServiceErrors the same way). */
+const statusOf = (error: unknown) => (error instanceof ServiceError ? error.status : 500);
