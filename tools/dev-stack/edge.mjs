@@ -2,6 +2,8 @@
 // The front door as a standalone edge (the compose `edge` service runs it from the image):
 // routes.mjs decides, every app is reached at http://<app>:<port> on the compose network.
 // PORT (default 8080) is where it listens; UPSTREAM_HOST_<APP> (e.g. UPSTREAM_HOST_MCP_GATEWAY) overrides a host.
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
 import { createFrontDoor } from './front-door.mjs';
 
@@ -15,8 +17,10 @@ export function upstreamsFrom(env) {
   );
 }
 
-const port = Number(process.env.PORT ?? 8080);
-const edge = createFrontDoor(upstreamsFrom(process.env)).listen(port, process.env.HOST ?? '0.0.0.0', () => {
-  console.log(JSON.stringify({ level: 'info', service: 'edge', port, msg: 'listening' }));
-});
-process.once('SIGTERM', () => edge.close(() => process.exit(0)));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const port = Number(process.env.PORT ?? 8080);
+  const edge = createFrontDoor(upstreamsFrom(process.env)).listen(port, process.env.HOST ?? '0.0.0.0', () => {
+    console.log(JSON.stringify({ level: 'info', service: 'edge', port, msg: 'listening' }));
+  });
+  process.once('SIGTERM', () => edge.close(() => process.exit(0)));
+}
