@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The front door as a standalone edge (the compose `edge` service runs it from the image):
 // routes.mjs decides, every app is reached at http://<app>:<port> on the compose network.
-// PORT (default 8080) is where it listens; UPSTREAM_HOST_<APP> (e.g. UPSTREAM_HOST_MCP_GATEWAY) overrides a host.
+// PORT (default 8080) is where it listens; UPSTREAM_<APP> (e.g. UPSTREAM_MCP_GATEWAY=http://10.0.0.5:3002) overrides one.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
@@ -10,10 +10,7 @@ import { createFrontDoor } from './front-door.mjs';
 /** Base URL of every app, by app name. */
 export function upstreamsFrom(env) {
   return Object.fromEntries(
-    Object.entries(APP_PORTS).map(([app, port]) => {
-      const host = env[`UPSTREAM_HOST_${app.toUpperCase().replaceAll('-', '_')}`] ?? app;
-      return [app, `http://${host}:${port}`];
-    }),
+    Object.entries(APP_PORTS).map(([app, port]) => [app, env[`UPSTREAM_${app.toUpperCase().replaceAll('-', '_')}`] ?? `http://${app}:${port}`]),
   );
 }
 
