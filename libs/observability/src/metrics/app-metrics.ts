@@ -5,7 +5,19 @@ import { METRICS } from './metric-definitions';
 import { httpMetrics } from './http-metrics';
 import { recordTransportMessages } from './transport-metrics';
 
-const secondsSince = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
+/** Runs `run` and reports how long it took and, when it threw, what (the error is rethrown). */
+async function timed<T>(run: () => Promise<T>, record: (failure: { error: unknown } | undefined, seconds: number) => void): Promise<T> {
+  const started = process.hrtime.bigint();
+  let failure: { error: unknown } | undefined;
+  try {
+    return await run();
+  } catch (error) {
+    failure = { error };
+    throw error;
+  } finally {
+    record(failure, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+}
 
 /** What the apps record; each method names the one metric family it feeds (see METRICS). */
 @Injectable()
@@ -37,19 +49,12 @@ export class AppMetrics implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Runs one tool call and records it under the HTTP status it ends with (`statusOf` maps failures). */
-  async timeToolCall<T>(tool: string, statusOf: (error: unknown) => number, run: () => Promise<T>): Promise<T> {
-    const started = process.hrtime.bigint();
-    let status = 200;
-    try {
-      return await run();
-    } catch (error) {
-      status = statusOf(error);
-      throw error;
-    } finally {
-      const labels = { tool, status: String(status) };
+  timeToolCall<T>(tool: string, statusOf: (error: unknown) => number, run: () => Promise<T>): Promise<T> {
+    return timed(run, (failure, seconds) => {
+      const labels = { tool, status: String(failure ? statusOf(failure.error) : 200) };
       this.toolCalls.inc(labels);
-      this.toolDuration.observe(labels, secondsSince(started));
-    }
+      this.toolDuration.observe(labels, seconds);
+    });
   }
 
   recordTokensCharged(tool: string, plan: string, tokens: number) {
@@ -57,16 +62,7 @@ export class AppMetrics implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Runs one store query and records its latency by engine and operation. */
-  async timeStoreQuery<T>(engine: string, operation: string, run: () => Promise<T>): Promise<T> {
-    const started = process.hrtime.bigint();
-    let outcome = 'ok';
-    try {
-      return await run();
-    } catch (error) {
-      outcome = 'error';
-      throw error;
-    } finally {
-      this.storeQueries.observe({ engine, operation, outcome }, secondsSince(started));
-    }
+  timeStoreQuery<T>(engine: string, operation: string, run: () => Promise<T>): Promise<T> {
+    return timed(run, (failure, seconds) => this.storeQueries.observe({ engine, operation, outcome: failure ? 'error' : 'ok' }, seconds));
   }
 }
