@@ -42,13 +42,15 @@ try {
   })();
   let next = 0;
   const statuses = {};
+  const failures = new Map();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < calls) {
         const path = REQUESTS[next++ % REQUESTS.length];
         const res = await fetch(`${stack.edgeUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
-        await res.arrayBuffer();
+        const body = await res.text();
+        if (res.status !== 200 && !failures.has(res.status)) failures.set(res.status, `${path}: ${body.slice(0, 300)}`);
         const key = `${res.status} ${path.split('?')[0]}`;
         statuses[key] = (statuses[key] ?? 0) + 1;
       }
@@ -59,6 +61,7 @@ try {
   await sampler;
   const end = Object.fromEntries(await Promise.all(APPS.map(async (app) => [app, await rssOf(stack.urls[app])])));
   console.log(`${calls} calls at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(calls / seconds).toFixed(0)} req/s), statuses ${JSON.stringify(statuses)}`);
+  for (const [status, example] of failures) console.log(`first ${status}: ${example}`);
   console.log('app          heap limit                 RSS start  peak   end    container limit');
   for (const app of APPS) {
     console.log(`${app.padEnd(12)} ${k8sNodeOptions(app).padEnd(26)} ${start[app].toFixed(0).padStart(5)} MB ${peak[app].toFixed(0).padStart(4)} MB ${end[app].toFixed(0).padStart(4)} MB  ${memoryLimit(app)}`);
