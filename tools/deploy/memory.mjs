@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Memory of each app under load, with the heap limits of the k8s manifests: the bundle stack (bundle-stack.mjs),
 // CALLS tool calls through the edge at CONCURRENCY, RSS of every app sampled from its /metrics during the run.
-//   node tools/deploy/memory.mjs [--calls 3000] [--concurrency 16] [--ads 20000]
+//   node tools/deploy/memory.mjs [--calls 3000] [--concurrency 16] [--ads 20000] [--no-heap-limits]
+// --no-heap-limits runs the apps without NODE_OPTIONS, for a side-by-side comparison.
 // Prints RSS per app (start, peak, end) against the container memory limit; no pass/fail: a measurement.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { ROOT } from './manifests.mjs';
 import { agentToken, APPS, k8sNodeOptions, sample, startBundleStack } from './bundle-stack.mjs';
 
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '3000' }, concurrency: { type: 'string', default: '16' }, ads: { type: 'string', default: '20000' } } });
+const { values } = parseArgs({ options: { calls: { type: 'string', default: '3000' }, concurrency: { type: 'string', default: '16' }, ads: { type: 'string', default: '20000' }, 'no-heap-limits': { type: 'boolean', default: false } } });
 const calls = Number(values.calls);
 const concurrency = Number(values.concurrency);
 const REQUESTS = ['/api/v1/ads?country=US&limit=20', '/api/v1/ads?q=shoes&limit=20', '/api/v1/ads/count?country=DE', '/api/v1/analytics/trends/geo?limit=10'];
@@ -21,12 +22,16 @@ const memoryLimit = (app) => {
 };
 const rssOf = async (url) => sample(await (await fetch(`${url}/metrics`)).text(), 'process_resident_memory_bytes') / 2 ** 20;
 
+const noHeapLimit = values['no-heap-limits'] ? { NODE_OPTIONS: '' } : {};
+const heapOf = (app) => (values['no-heap-limits'] ? '(no heap limit)' : k8sNodeOptions(app));
 console.error(`building the bundle and starting the stack with ${values.ads} ads…`);
 const stack = await startBundleStack({
   ads: Number(values.ads),
   extraEnv: {
-    'mcp-gateway': { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_BURST: '100000' },
-    metering: { PLANS: JSON.stringify({ trial: { allowance: 100_000_000, period: 'lifetime' }, pro: { allowance: 40_000, period: 'month' } }) },
+    'mcp-gateway': { ...noHeapLimit, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_BURST: '100000' },
+    metering: { ...noHeapLimit, PLANS: JSON.stringify({ trial: { allowance: 100_000_000, period: 'lifetime' }, pro: { allowance: 40_000, period: 'month' } }) },
+    'auth-server': noHeapLimit,
+    'query-api': noHeapLimit,
   },
 });
 try {
@@ -64,7 +69,7 @@ try {
   for (const [status, example] of failures) console.log(`first ${status}: ${example}`);
   console.log('app          heap limit                 RSS start  peak   end    container limit');
   for (const app of APPS) {
-    console.log(`${app.padEnd(12)} ${k8sNodeOptions(app).padEnd(26)} ${start[app].toFixed(0).padStart(5)} MB ${peak[app].toFixed(0).padStart(4)} MB ${end[app].toFixed(0).padStart(4)} MB  ${memoryLimit(app)}`);
+    console.log(`${app.padEnd(12)} ${heapOf(app).padEnd(26)} ${start[app].toFixed(0).padStart(5)} MB ${peak[app].toFixed(0).padStart(4)} MB ${end[app].toFixed(0).padStart(4)} MB  ${memoryLimit(app)}`);
   }
 } finally {
   await stack.stop();
