@@ -63,6 +63,12 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Node tool scripts (tools/*) read the one route table of tools/dev-stack by path; they are not part of the
+    // apps' module graph.
+    files: ['tools/**/*.mjs'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
     // Build configs share tools/webpack; they are not part of the apps' module graph.
     files: ['**/webpack.config.cjs'],
     rules: { '@nx/enforce-module-boundaries': 'off' },

@@ -1,5 +1,8 @@
-// The public routing table: one origin in front of the apps, exactly as the Kubernetes ingress routes.
-// Longest matching prefix wins; anything unmatched is a 404 at the edge.
+// The public routing table, the one definition of what the public origin serves: the dev front door and the
+// compose edge route with it, and the Kubernetes Ingress (k8s/base/routes) and HTTPRoute (k8s/components/gateway-api) are generated from it
+// (tools/deploy/render-routes.mjs; tools/deploy tests that none of them drift).
+// Matching is the Kubernetes `Prefix` / `PathPrefix` rule: a prefix matches whole path segments, and the longest
+// matching prefix wins; anything unmatched (`/metrics`, `/healthz` included) is a 404 at the edge.
 export const APP_PORTS = {
   'auth-server': 3001,
   'mcp-gateway': 3002,
@@ -8,12 +11,12 @@ export const APP_PORTS = {
 };
 
 export const ROUTES = [
-  { prefix: '/oauth2/', app: 'auth-server' },
+  { prefix: '/oauth2', app: 'auth-server' },
   { prefix: '/.well-known/oauth-authorization-server', app: 'auth-server' },
   { prefix: '/.well-known/openid-configuration', app: 'auth-server' },
   { prefix: '/account', app: 'auth-server' },
   { prefix: '/mcp', app: 'mcp-gateway' },
-  { prefix: '/api/v1/', app: 'mcp-gateway' },
+  { prefix: '/api/v1', app: 'mcp-gateway' },
   { prefix: '/.well-known/oauth-protected-resource', app: 'mcp-gateway' },
 ];
 
@@ -26,7 +29,6 @@ export function appFor(path) {
 
 function matchesPrefix(path, prefix) {
   if (!path.startsWith(prefix)) return false;
-  if (prefix.endsWith('/')) return true;
   const next = path.charAt(prefix.length);
   return next === '' || next === '/' || next === '?';
 }

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, NestPinoLogger, type Logger } from './logger';
 import { httpRequestLogging } from './http-request-logging';
+import { AppMetrics } from './metrics/app-metrics';
 
 export interface HttpAppOptions {
   readonly service: string;
@@ -11,7 +12,8 @@ export interface HttpAppOptions {
 }
 
 /**
- * Creates a Nest HTTP app with JSON logs, request ids and graceful shutdown:
+ * Creates a Nest HTTP app with JSON logs, request ids, request metrics (the module must import MetricsModule)
+ * and graceful shutdown:
  * on SIGTERM/SIGINT Nest closes (servers, transports, modules); a stuck close is cut off after the timeout.
  */
 export async function createHttpApp(
@@ -25,6 +27,8 @@ export async function createHttpApp(
   });
   app.disable('x-powered-by');
   app.use(httpRequestLogging(logger));
+  // Mounted ahead of everything an app adds (the OAuth provider too), so every request is counted.
+  app.use(app.get(AppMetrics).httpMiddleware());
   app.enableShutdownHooks();
   armShutdownDeadline(options.shutdownTimeoutMs, logger);
   return { app, logger };

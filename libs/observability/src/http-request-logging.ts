@@ -11,7 +11,7 @@ type Next = (err?: unknown) => void;
  * Express middleware: adopts or makes the request id, echoes it in `X-Request-Id`,
  * runs the rest of the request inside its context and logs one line per response.
  */
-export function httpRequestLogging(logger: Logger, quietPaths: readonly string[] = ['/healthz', '/readyz']) {
+export function httpRequestLogging(logger: Logger, quietPaths: readonly string[] = ['/healthz', '/readyz', '/metrics']) {
   const logHttp = pinoHttp({
     logger,
     genReqId: (req) => (req as IncomingMessage & { id: string }).id,

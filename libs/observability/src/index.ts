@@ -4,3 +4,4 @@ export * from './http-request-logging';
 export * from './health';
 export * from './http-app';
 export * from './body-failure';
+export * from './metrics';

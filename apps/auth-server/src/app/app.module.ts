@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { ConfigModule } from '@adintel/config';
-import { HealthModule } from '@adintel/observability';
+import { HealthModule, MetricsModule } from '@adintel/observability';
 import type { AppConfig } from '../config';
 import { AccountModule } from './account/account.module';
 import { InteractionModule } from './interaction/interaction.module';
@@ -16,6 +16,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        MetricsModule, // first: /metrics ahead of any catch-all route
         ConfigModule.forRoot(config),
         RedisModule,
         MeteringModule,

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ConfigModule } from '@adintel/config';
+import { MetricsModule } from '@adintel/observability';
 import type { AppConfig } from '../config';
 import { AuthModule } from '../auth/auth.module';
 import { readinessModule } from '../health/readiness.module';
@@ -15,6 +16,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        MetricsModule, // first: /metrics ahead of any catch-all route
         ConfigModule.forRoot(config),
         readinessModule(),
         AuthModule,

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
 import { MeteringMessages, Usage, type Settlement } from '@adintel/contracts';
 import { actualCost, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
+import { AppMetrics } from '@adintel/observability';
 import { InjectServiceClient, ServiceClient, ServiceError } from '@adintel/transport';
 import type { Caller } from '../auth/caller';
 import type { AppConfig } from '../config';
@@ -44,9 +45,15 @@ export class ToolInvoker {
     private readonly rateLimiter: RateLimiterService,
     private readonly idempotency: IdempotencyService,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'SETTLE_ATTEMPTS'>,
+    private readonly metrics: AppMetrics,
   ) {}
 
-  async invoke(call: ToolCall): Promise<ToolOutcome> {
+  /** Runs the call, counted and timed by tool and the HTTP status it ends with (402 and 429 included). */
+  invoke(call: ToolCall): Promise<ToolOutcome> {
+    return this.metrics.timeToolCall(call.tool.name, statusOf, () => this.run(call));
+  }
+
+  private async run(call: ToolCall): Promise<ToolOutcome> {
     const { tool, args, caller } = call;
     const worstCase = worstCaseCost(tool, args);
     if (worstCase === 0) {
@@ -155,3 +162,6 @@ function remainingShownBy(result: unknown): number | undefined {
   const usage = Usage.safeParse(result);
   return usage.success ? usage.data.remaining : undefined;
 }
+
+/** The HTTP status a failed call is answered with (both surfaces map ServiceErrors the same way). */
+const statusOf = (error: unknown) => (error instanceof ServiceError ? error.status : 500);

@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@adintel/config';
-import { HealthModule } from '@adintel/observability';
+import { HealthModule, MetricsModule } from '@adintel/observability';
 import { AdsModule } from '../ads/ads.module';
 import { AdvertisersModule } from '../advertisers/advertisers.module';
 import { AppsModule } from '../apps/apps.module';
@@ -24,6 +24,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        MetricsModule, // first: /metrics ahead of any catch-all route
         ConfigModule.forRoot(config),
         StoreModule,
         PagingModule,

@@ -1,8 +1,10 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
+import { AppMetrics } from '@adintel/observability';
 import type { AppConfig } from '../config';
 import { AD_STORE, type AdStore } from './ad-store.port';
 import { createAdStore } from './store-factory';
+import { timedStore } from './timed-store';
 
 class StoreShutdown implements OnApplicationShutdown {
   constructor(@Inject(AD_STORE) private readonly store: AdStore) {}
@@ -14,7 +16,14 @@ class StoreShutdown implements OnApplicationShutdown {
 /** Provides the configured AdStore (AD_STORE) to every feature. */
 @Global()
 @Module({
-  providers: [{ provide: AD_STORE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createAdStore(config) }, StoreShutdown],
+  providers: [
+    {
+      provide: AD_STORE,
+      inject: [APP_CONFIG, AppMetrics],
+      useFactory: (config: AppConfig, metrics: AppMetrics) => timedStore(createAdStore(config), metrics),
+    },
+    StoreShutdown,
+  ],
   exports: [AD_STORE],
 })
 export class StoreModule {}

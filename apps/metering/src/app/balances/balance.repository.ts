@@ -14,7 +14,7 @@ const CLOSED_RESERVATION_RETENTION_MS = 7 * 24 * 3_600_000;
 interface HoldRequest {
   readonly requestId: string;
   readonly caller: { readonly kind: PoolKind; readonly id: string };
-  readonly pool: { readonly kind: PoolKind; readonly account: string; readonly id: string; readonly allowance: number };
+  readonly pool: { readonly kind: PoolKind; readonly account: string; readonly id: string; readonly allowance: number; readonly plan: string };
   readonly tool: string;
   readonly amount: number;
 }
@@ -24,8 +24,18 @@ type HoldOutcome =
   | { readonly status: 'short'; readonly remaining: number }
   | { readonly status: 'conflict' };
 
-type CloseOutcome =
-  | { readonly status: 'closed'; readonly outcome: 'settled' | 'expired'; readonly charged: number; readonly refunded: number; readonly remaining: number }
+export type CloseOutcome =
+  | {
+      readonly status: 'closed';
+      readonly outcome: 'settled' | 'expired';
+      readonly charged: number;
+      readonly refunded: number;
+      readonly remaining: number;
+      readonly tool: string;
+      readonly plan: string;
+      /** This call closed it (false when it answers a reservation closed before: a duplicate settle). */
+      readonly closedNow: boolean;
+    }
   | { readonly status: 'missing' }
   | { readonly status: 'too_much'; readonly reserved: number };
 
@@ -67,6 +77,7 @@ export class BalanceRepository {
       request.amount,
       request.tool,
       now.getTime() + this.reservationTtlMs,
+      request.pool.plan,
     ])) as [string, ...(string | number)[]];
     switch (reply[0]) {
       case 'held':
@@ -92,6 +103,9 @@ export class BalanceRepository {
           charged: Number(reply[2]),
           refunded: Number(reply[3]),
           remaining: Number(reply[4]),
+          tool: String(reply[5]),
+          plan: String(reply[6]),
+          closedNow: Number(reply[7]) === 1,
         };
       case 'too_much':
         return { status: 'too_much', reserved: Number(reply[1]) };

@@ -80,13 +80,14 @@ end
 
 /**
  * ARGV 7 request_id, 8 caller kind, 9 caller id, 10 pool kind, 11 paying account, 12 pool id,
- * 13 allowance, 14 amount, 15 tool, 16 deadline (ms).
+ * 13 allowance, 14 amount, 15 tool, 16 deadline (ms), 17 plan of the pool (kept for the tokens-charged metric).
  * -> {'held', pool kind, reserved, remaining after} | {'short', remaining} | {'conflict'}
  */
 export const RESERVE = `${PRELUDE}
 local request_id, caller_kind, caller = ARGV[7], ARGV[8], ARGV[9]
 local pool_kind, account, pool_id = ARGV[10], ARGV[11], ARGV[12]
 local allowance, amount, tool, deadline = tonumber(ARGV[13]), tonumber(ARGV[14]), ARGV[15], tonumber(ARGV[16])
+local plan = ARGV[17]
 
 local rkey = K.reservation(request_id)
 local existing = hgetall(rkey)
@@ -104,7 +105,7 @@ if amount > remaining then return { 'short', remaining } end
 redis.call('HINCRBY', pool_key, 'reserved', amount)
 redis.call('HINCRBY', pool_key, 'used', 0)
 redis.call('HSET', rkey, 'request_id', request_id, 'caller_kind', caller_kind, 'caller', caller,
-  'pool_kind', pool_kind, 'account', account, 'pool_id', pool_id, 'tool', tool, 'reserved', amount,
+  'pool_kind', pool_kind, 'account', account, 'pool_id', pool_id, 'tool', tool, 'plan', plan, 'reserved', amount,
   'remaining_after', remaining - amount, 'state', 'held', 'reserved_at', NOW_ISO, 'deadline', deadline)
 redis.call('ZADD', K.holds(pool_id), deadline, request_id)
 redis.call('SADD', K.holding_pools, pool_id)
@@ -113,13 +114,14 @@ return { 'held', pool_kind, amount, remaining - amount }
 
 /**
  * ARGV 7 request_id, 8 caller id, 9 charged.
- * -> {'closed', outcome, charged, refunded, remaining} | {'missing'} | {'too_much', reserved}
+ * -> {'closed', outcome, charged, refunded, remaining, tool, plan, closed by this call (1/0)} | {'missing'} | {'too_much', reserved}
  * A reservation already closed (settled, released or expired) answers what it closed with.
  */
 export const SETTLE = `${PRELUDE}
 local request_id, caller, charged = ARGV[7], ARGV[8], tonumber(ARGV[9])
 local rkey = K.reservation(request_id)
 local r = hgetall(rkey)
+local closed_now = 0
 if not r or r.caller ~= caller then return { 'missing' } end
 if r.state == 'held' then
   sweep(r.pool_id)
@@ -129,8 +131,9 @@ if r.state == 'held' then
   if charged > tonumber(r.reserved) then return { 'too_much', tonumber(r.reserved) } end
   close(rkey, r, 'settled', charged)
   r = hgetall(rkey)
+  closed_now = 1
 end
-return { 'closed', r.state, tonumber(r.charged), tonumber(r.refunded), remaining_of(K.pool(r.pool_id)) }
+return { 'closed', r.state, tonumber(r.charged), tonumber(r.refunded), remaining_of(K.pool(r.pool_id)), r.tool, r.plan or '', closed_now }
 `;
 
 /** ARGV 7 pool id -> {used, reserved} after returning its expired reservations. */

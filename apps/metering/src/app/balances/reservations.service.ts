@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Reservation, Settlement } from '@adintel/contracts';
 import { findTool, maxAffordableLimit } from '@adintel/tool-catalogue';
+import { AppMetrics } from '@adintel/observability';
 import { ServiceError } from '@adintel/transport';
 import { AccountsService } from '../accounts/accounts.service';
 import { BalanceRepository } from './balance.repository';
@@ -23,6 +24,7 @@ export class ReservationsService {
   constructor(
     private readonly accounts: AccountsService,
     private readonly balances: BalanceRepository,
+    private readonly metrics: AppMetrics,
   ) {}
 
   async reserve(request: ReserveRequest): Promise<Reservation> {
@@ -32,7 +34,7 @@ export class ReservationsService {
     const outcome = await this.balances.hold({
       requestId: request.request_id,
       caller: pool.caller,
-      pool: { kind: pool.kind, account: pool.account, id: pool.id, allowance: pool.plan.allowance },
+      pool: { kind: pool.kind, account: pool.account, id: pool.id, allowance: pool.plan.allowance, plan: pool.planId },
       tool: tool.name,
       amount: request.amount,
     });
@@ -61,6 +63,7 @@ export class ReservationsService {
           { field: 'charged', message: `must be at most the ${outcome.reserved} tokens reserved` },
         ]);
       case 'closed':
+        if (outcome.closedNow) this.metrics.recordTokensCharged(outcome.tool, outcome.plan, outcome.charged);
         if (outcome.outcome === 'expired') {
           this.logger.warn(`reservation ${requestId} had expired before it was settled; its call is free`);
         }
