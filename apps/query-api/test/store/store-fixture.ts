@@ -1,5 +1,5 @@
-import { toAdRecord, type AdLine } from '../ingest/ad-line';
-import type { AdRecord } from './ad-store.port';
+import { toAdRecord, type AdLine } from '../../src/ingest/ad-line';
+import type { AdRecord } from '../../src/store/ad-store.port';
 
 /**
  * The small deterministic data set the contract suite runs on. Dates span 2026-01-01..2026-01-31;

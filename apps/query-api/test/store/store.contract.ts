@@ -4,7 +4,7 @@
  * Elasticsearch adapter against a real cluster when ES_URL is set.
  */
 import { AD_SORTS, SORT_ORDERS, type Ad, type AdSort, type SortOrder } from '@adintel/contracts';
-import type { AdFilter, AdRecord, AdStore, SortKey } from './ad-store.port';
+import type { AdFilter, AdRecord, AdStore, SortKey } from '../../src/store/ad-store.port';
 import { FIXTURE_RECORDS } from './store-fixture';
 
 export interface StoreUnderTest {
