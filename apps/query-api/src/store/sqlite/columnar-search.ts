@@ -1,7 +1,7 @@
 import type { AdSort, SortOrder } from '@adintel/contracts';
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber } from '../text';
-import type { TrendColumns } from './trend-columns';
+import type { AdColumns } from './ad-columns';
 
 /**
  * Ad search over the in-memory columns, for filter combinations no single index serves well
@@ -15,7 +15,7 @@ export class ColumnarAds {
   private readonly categoryPostings: Int32Array[];
   private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
 
-  constructor(readonly cols: TrendColumns) {
+  constructor(readonly cols: AdColumns) {
     let maxRid = 0;
     for (let i = 0; i < cols.n; i++) maxRid = Math.max(maxRid, cols.rid[i] ?? 0);
     this.posOfRid = new Int32Array(maxRid + 1).fill(-1);
