@@ -6,7 +6,7 @@ import type { SortKey } from '../store/ad-store.port';
 export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** JSON with sorted object keys: the same query always signs the same way. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

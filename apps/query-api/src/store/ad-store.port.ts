@@ -154,7 +154,7 @@ export interface KeysetPage<T> {
 
 export interface CountResult {
   total: number;
-  /** false: `total` is exact. true: there are more than `exactUpTo` matches and total is >= exactUpTo. */
+  /** false: `total` is exact. true: there are more than `exactUpTo` matches and `total` is `exactUpTo`. */
   estimated: boolean;
 }
 

@@ -199,4 +199,3 @@ export const FIXTURE_LINES: AdLine[] = [
 ];
 
 export const FIXTURE_RECORDS: AdRecord[] = FIXTURE_LINES.map(toAdRecord);
-export const FIXTURE_TODAY = '2026-01-31';

@@ -136,9 +136,7 @@ export function describeStoreContract(engine: string, load: LoadStore): void {
       it('counts exactly up to the threshold, then reports an estimate', async () => {
         expect(await store.countAds({ advertiserId: 'adv_bet' }, 10)).toEqual({ total: 3, estimated: false });
         expect(await store.countAds({}, 10)).toEqual({ total: 10, estimated: false });
-        const over = await store.countAds({}, 4);
-        expect(over.estimated).toBe(true);
-        expect(over.total).toBeGreaterThanOrEqual(4);
+        expect(await store.countAds({}, 4)).toEqual({ total: 4, estimated: true });
       });
 
       it('breaks matching ads down by a field', async () => {

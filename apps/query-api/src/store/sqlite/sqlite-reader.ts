@@ -6,7 +6,7 @@ import { GenerationCache } from './generation-cache';
 import { applyPragmasForReading } from './schema';
 
 /** What a query worker serves: every read of the port, synchronous. */
-export type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
+type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
 /** The methods a worker call may name (every read of the port). */
 export type ReaderMethod = keyof StoreReads & keyof SqliteReader;
 

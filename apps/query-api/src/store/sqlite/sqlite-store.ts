@@ -20,7 +20,7 @@ export interface SqliteStoreOptions {
 export const sqliteFileIn = (dataDir: string) => join(dataDir, 'ads.sqlite');
 
 /** Creates the file and its tables when missing, so readers can open it read-only. */
-export function ensureSqliteFile(file: string): void {
+function ensureSqliteFile(file: string): void {
   mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL;');

@@ -73,7 +73,7 @@ describe('ElasticsearchAdStore over the mock transport', () => {
       expect(params.body).toMatchObject({ size: 0, track_total_hits: 10_001 });
       return { hits: { total: { value: 10_001, relation: 'gte' }, hits: [] } };
     });
-    await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_001, estimated: true });
+    await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_000, estimated: true });
   });
 
   it('gets one ad with media and the merged advertiser\'s platforms', async () => {
