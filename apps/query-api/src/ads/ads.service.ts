@@ -17,7 +17,7 @@ import { AD_STORE, type AdStore } from '../store/ad-store.port';
 import { toAdFilter } from './ad-filter';
 
 /** `total` is exact up to this many matches; above it the store may estimate. */
-const EXACT_TOTAL_UP_TO = 10_000;
+export const EXACT_TOTAL_UP_TO = 10_000;
 
 const LABELS: Partial<Record<BreakdownField, (key: string) => string>> = {
   country: countryLabel,

@@ -139,6 +139,36 @@ export function describeStoreContract(engine: string, load: LoadStore): void {
         expect(await store.countAds({}, 4)).toEqual({ total: 4, estimated: true });
       });
 
+      it('counts what each filter selects, and stops at the bound whatever drives the count', async () => {
+        const cases: [AdFilter, number][] = [
+          [{ landingDomain: 'example.com' }, 4],
+          [{ words: ['shoes'] }, 2],
+          [{ words: ['casino', 'cashback'] }, 1],
+          [{ words: ['casino', 'football'] }, 0],
+          [{ country: 'CA' }, 2],
+          [{ platforms: ['tiktok'] }, 3],
+          [{ categories: ['mobile_games', 'finance_and_banking'] }, 4],
+          [{ status: 'active' }, 6],
+          [{ advertiserId: 'adv_bet' }, 3],
+          [{ webmasterId: 'wm_alpha' }, 3],
+          [{ appId: 'app_spin' }, 2],
+          [{ creativeId: 'cr_2' }, 2],
+          [{ advertiserId: 'adv_bet', country: 'IE' }, 1],
+          [{ country: 'ZZ' }, 0],
+          [{ dateFrom: '2026-01-07', dateTo: '2026-01-09' }, 2],
+          [{ dateFrom: '2026-01-31', status: 'active' }, 6],
+          [{ words: ['shoes'], country: 'US' }, await search({ words: ['shoes'], country: 'US' }).then((r) => r.length)],
+        ];
+        for (const [filter, total] of cases) {
+          expect({ filter, count: await store.countAds(filter, 10) }).toEqual({ filter, count: { total, estimated: false } });
+          expect(await search(filter)).toHaveLength(total);
+          if (total > 1) {
+            expect({ filter, count: await store.countAds(filter, total - 1) }).toEqual({ filter, count: { total: total - 1, estimated: true } });
+            expect(await store.countAds(filter, total)).toEqual({ total, estimated: false });
+          }
+        }
+      });
+
       it('breaks matching ads down by a field', async () => {
         const byCountry = await store.breakdown({}, 'country', 3);
         expect(byCountry.total).toBe(10);

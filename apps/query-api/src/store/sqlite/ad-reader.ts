@@ -51,7 +51,8 @@ export class AdReader {
     const plan = this.planner.plan(query.filter, SORT_INDEX[query.sort], query.limit + 1);
     if (!query.filter.landingDomain) {
       // Words with a bitset: the columns walk its bits, cheaper than any FTS plan.
-      const wordBits = query.filter.words?.length ? this.wordBits(query.filter.words) : null;
+      const columnar = this.columnarAds();
+      const wordBits = query.filter.words?.length && columnar ? this.wordBits(query.filter.words, columnar) : null;
       if (wordBits || plan.cost > (this.options.columnarAboveCost ?? COLUMNAR_ABOVE_COST)) {
         const page = this.searchColumnar(query, wordBits);
         if (page) return page;
@@ -81,10 +82,9 @@ export class AdReader {
   }
 
   /** The columnar path (see ColumnarAds); null when the columns are unavailable. */
-  private searchColumnar(query: AdSearchQuery, wordBits: Uint32Array | null): KeysetPage<Ad> | null {
+  private searchColumnar(query: AdSearchQuery, bits: Uint32Array | null): KeysetPage<Ad> | null {
     const columnar = this.columnarAds();
     if (!columnar) return null;
-    const bits = wordBits && wordBits.length === (columnar.cols.n + 31) >>> 5 ? wordBits : null;
     let after: { value: string | number; idRank: number } | undefined;
     if (query.after) {
       const row = this.db.prepare('SELECT rid FROM ads WHERE id = ?').get(query.after.id) as { rid: number } | undefined;
@@ -107,8 +107,8 @@ export class AdReader {
     return { rows, hasMore, lastKey: last ? { value, id: last.id } : null };
   }
 
-  /** The positions (bits) of the ads containing every word, when each word has a bitset; else null. */
-  private wordBits(words: string[]): Uint32Array | null {
+  /** The positions (bits) of the ads containing every word, when each word has a bitset over these columns; else null. */
+  private wordBits(words: string[], columnar: ColumnarAds): Uint32Array | null {
     const statement = this.db.prepare('SELECT data FROM trend_columns WHERE name = ?');
     let all: Uint32Array | null = null;
     for (const word of words) {
@@ -119,7 +119,7 @@ export class AdReader {
       else if (all.length !== bits.length) return null;
       else for (let i = 0; i < all.length; i++) all[i] = (all[i] ?? 0) & (bits[i] ?? 0);
     }
-    return all;
+    return all && all.length === (columnar.cols.n + 31) >>> 5 ? all : null;
   }
 
   /** Row ids of the ads containing every word, as one array (rows as arrays, not objects: tens of thousands of them). */
@@ -143,7 +143,18 @@ export class AdReader {
     });
   }
 
+  /**
+   * Counted on the columns (posting lists, word bitsets, typed-array checks), stopping one past `exactUpTo`;
+   * in SQL only for landing_domain (the columns hold no hosts; its reversed-host range is an index scan).
+   */
   countAds(filter: AdFilter, exactUpTo: number): CountResult {
+    const columnar = filter.landingDomain ? null : this.columnarAds();
+    if (columnar) {
+      const bits = filter.words?.length ? this.wordBits(filter.words, columnar) : null;
+      const candidates = filter.words?.length && !bits ? this.rowsMatching(filter.words) : null;
+      const n = columnar.count(filter, exactUpTo + 1, bits, candidates);
+      return n > exactUpTo ? { total: exactUpTo, estimated: true } : { total: n, estimated: false };
+    }
     const plan = this.planner.plan(filter, null, exactUpTo);
     const { n } = this.db
       .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${plan.from} WHERE ${plan.where} LIMIT ?)`)

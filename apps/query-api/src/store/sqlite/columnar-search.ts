@@ -10,9 +10,13 @@ import type { AdColumns } from './ad-columns';
  */
 export class ColumnarAds {
   private readonly posOfRid: Int32Array;
-  /** Positions per country / category code, ascending: a scan visits only one value's ads. */
+  /**
+   * Posting lists: the positions of each country, category, advertiser, webmaster, app and creative code,
+   * ascending. A scan or a count visits only one value's ads; alone, a list's length is the exact count.
+   */
   private readonly countryPostings: Int32Array[];
   private readonly categoryPostings: Int32Array[];
+  private readonly idPostings: Record<IdFilter, Int32Array[]>;
   private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
 
   constructor(readonly cols: AdColumns) {
@@ -22,6 +26,12 @@ export class ColumnarAds {
     for (let i = 0; i < cols.n; i++) this.posOfRid[cols.rid[i] ?? 0] = i;
     this.countryPostings = ColumnarAds.postings(cols.countryOff, cols.countryVal, cols.n, cols.dicts.countries.length);
     this.categoryPostings = ColumnarAds.postings(cols.categoryOff, cols.categoryVal, cols.n, cols.dicts.categories.length);
+    this.idPostings = {
+      advertiserId: ColumnarAds.keyPostings(cols.advertiser, cols.dicts.advertiserIds.length),
+      webmasterId: ColumnarAds.keyPostings(cols.webmaster, cols.dicts.webmasterIds.length),
+      appId: ColumnarAds.keyPostings(cols.app, cols.dicts.appIds.length),
+      creativeId: ColumnarAds.keyPostings(cols.creative, cols.dicts.creativeIds.length),
+    };
     const index = (values: string[]) => new Map(values.map((v, i) => [v, i]));
     const d = cols.dicts;
     this.codes = {
@@ -51,6 +61,26 @@ export class ColumnarAds {
         if (list) list[at] = p;
         fill[v] = at + 1;
       }
+    }
+    return lists;
+  }
+
+  /** Posting lists of a one-value-per-ad column (-1: no value). */
+  private static keyPostings(keys: Int32Array, size: number): Int32Array[] {
+    const counts = new Int32Array(size);
+    for (let p = 0; p < keys.length; p++) {
+      const k = keys[p] ?? -1;
+      if (k >= 0) counts[k] = (counts[k] ?? 0) + 1;
+    }
+    const lists = Array.from(counts, (count) => new Int32Array(count));
+    const fill = new Int32Array(size);
+    for (let p = 0; p < keys.length; p++) {
+      const k = keys[p] ?? -1;
+      const list = lists[k];
+      if (!list) continue;
+      const at = fill[k] ?? 0;
+      list[at] = p;
+      fill[k] = at + 1;
     }
     return lists;
   }
@@ -90,6 +120,145 @@ export class ColumnarAds {
   }
 
   /**
+   * The filter as codes and typed-array checks (words excepted: they come as bits or candidates). Null when a
+   * value is absent from the data, so nothing can match.
+   */
+  private compile(filter: AdFilter): CompiledFilter | null {
+    const code = (dict: keyof ColumnarAds['codes'], value: string | undefined) =>
+      value === undefined ? -1 : (this.codes[dict].get(value) ?? -2);
+    const ids: Record<IdFilter, number> = {
+      advertiserId: code('advertiserIds', filter.advertiserId),
+      webmasterId: code('webmasterIds', filter.webmasterId),
+      appId: code('appIds', filter.appId),
+      creativeId: code('creativeIds', filter.creativeId),
+    };
+    const country = code('countries', filter.country);
+    if ([...Object.values(ids), country].includes(-2)) return null;
+    return {
+      ids,
+      country,
+      platforms: filter.platforms ? new Set(filter.platforms.map((p) => this.codes.platforms.get(p) ?? -2)) : null,
+      categories: filter.categories ? new Set(filter.categories.map((x) => this.codes.categories.get(x) ?? -2)) : null,
+      active: filter.status === undefined ? -1 : filter.status === 'active' ? 1 : 0,
+      from: filter.dateFrom ? dayNumber(filter.dateFrom) : -Infinity,
+      to: filter.dateTo ? dayNumber(filter.dateTo) : Infinity,
+    };
+  }
+
+  /** Whether the ad at position p passes every compiled check except the one `driver` already guarantees. */
+  private matcher(f: CompiledFilter, driver: Driver | null): (p: number) => boolean {
+    const c = this.cols;
+    const { platforms, active, from, to, categories } = f;
+    const advertiser = driver === 'advertiserId' ? -1 : f.ids.advertiserId;
+    const webmaster = driver === 'webmasterId' ? -1 : f.ids.webmasterId;
+    const app = driver === 'appId' ? -1 : f.ids.appId;
+    const creative = driver === 'creativeId' ? -1 : f.ids.creativeId;
+    const country = driver === 'country' ? -1 : f.country;
+    const checkCategories = driver === 'category' ? null : categories;
+    return (p) => {
+      if (platforms && !platforms.has(c.platform[p] ?? -3)) return false;
+      if (active >= 0 && c.active[p] !== active) return false;
+      if (advertiser >= 0 && c.advertiser[p] !== advertiser) return false;
+      if (webmaster >= 0 && c.webmaster[p] !== webmaster) return false;
+      if (app >= 0 && c.app[p] !== app) return false;
+      if (creative >= 0 && c.creative[p] !== creative) return false;
+      if ((c.last[p] ?? 0) < from || (c.first[p] ?? 0) > to) return false;
+      if (country >= 0) {
+        let found = false;
+        for (let j = c.countryOff[p] ?? 0, end = c.countryOff[p + 1] ?? 0; j < end && !found; j++) found = c.countryVal[j] === country;
+        if (!found) return false;
+      }
+      if (checkCategories) {
+        let found = false;
+        for (let j = c.categoryOff[p] ?? 0, end = c.categoryOff[p + 1] ?? 0; j < end && !found; j++) found = checkCategories.has(c.categoryVal[j] ?? -3);
+        if (!found) return false;
+      }
+      return true;
+    };
+  }
+
+  /** The shortest posting list among the filters that have one (null: none does). */
+  private shortestPostings(f: CompiledFilter): { driver: Driver; positions: Int32Array } | null {
+    let best: { driver: Driver; positions: Int32Array } | null = null;
+    const offer = (driver: Driver, positions: Int32Array | undefined) => {
+      const list = positions ?? new Int32Array(0);
+      if (!best || list.length < best.positions.length) best = { driver, positions: list };
+    };
+    if (f.country >= 0) offer('country', this.countryPostings[f.country]);
+    if (f.categories?.size === 1) {
+      const [category] = f.categories;
+      offer('category', category === undefined ? undefined : this.categoryPostings[category]);
+    }
+    for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, this.idPostings[key][f.ids[key]]);
+    return best;
+  }
+
+  /**
+   * The number of ads matching `filter` (landing_domain excepted: the columns have no hosts), counting no
+   * further than `bound`: the result is min(matches, bound). `bits` (every word's bitset ANDed) or `candidates`
+   * (row ids from FTS) stand for the words. Alone, a posting list, the word bits or the candidates are counted
+   * by their length; otherwise the shortest of them is walked, checking the rest, until `bound` matches.
+   */
+  count(filter: AdFilter, bound: number, bits: Uint32Array | null, candidates: number[] | null): number {
+    const f = this.compile(filter);
+    if (!f) return 0;
+    const postings = this.shortestPostings(f);
+    const driver = postings?.driver ?? null;
+    const checksLeft =
+      f.platforms !== null ||
+      f.active >= 0 ||
+      f.from > -Infinity ||
+      f.to < Infinity ||
+      (f.country >= 0 && driver !== 'country') ||
+      (f.categories !== null && driver !== 'category') ||
+      ID_FILTERS.some((key) => f.ids[key] >= 0 && driver !== key);
+    if (!checksLeft) {
+      // One source answers alone: its length is the count.
+      if (postings && !bits && !candidates) return Math.min(bound, postings.positions.length);
+      if (!postings && bits) return Math.min(bound, popcount(bits));
+      if (!postings && candidates) return Math.min(bound, candidates.length);
+      if (!postings) return Math.min(bound, this.cols.n);
+    }
+    const matches = this.matcher(f, driver);
+    const inWords = bits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
+    let n = 0;
+    if (postings) {
+      const list = postings.positions;
+      for (let i = 0; i < list.length; i++) {
+        const p = list[i] ?? 0;
+        if ((!inWords || inWords(p)) && matches(p) && ++n >= bound) return n;
+      }
+    } else if (bits) {
+      for (let w = 0; w < bits.length; w++) {
+        let word = bits[w] ?? 0;
+        while (word !== 0) {
+          const bit = 31 - Math.clz32(word & -word);
+          word = (word ^ (1 << bit)) >>> 0;
+          if (matches(w * 32 + bit) && ++n >= bound) return n;
+        }
+      }
+    } else if (candidates) {
+      for (const rid of candidates) {
+        const p = this.positionOf(rid);
+        if (p >= 0 && matches(p) && ++n >= bound) return n;
+      }
+    } else {
+      for (let p = 0; p < this.cols.n; p++) if (matches(p) && ++n >= bound) return n;
+    }
+    return n;
+  }
+
+  /** Position membership of FTS row ids, as a bitset over the positions. */
+  private membership(rids: number[]): (p: number) => boolean {
+    const bits = new Uint32Array((this.cols.n + 31) >>> 5);
+    for (const rid of rids) {
+      const p = this.positionOf(rid);
+      if (p >= 0) bits[p >>> 5] = (bits[p >>> 5] ?? 0) | (1 << (p & 31));
+    }
+    return (p) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
+  }
+
+  /**
    * Positions of the first `limit` matches in order, strictly after `after` (its sort value and id rank).
    * `candidates` (row ids, e.g. from FTS) narrows the scan; null scans every ad.
    */
@@ -103,19 +272,9 @@ export class ColumnarAds {
     bits: Uint32Array | null = null,
   ): { positions: number[]; hasMore: boolean } {
     const c = this.cols;
-    const code = (dict: keyof ColumnarAds['codes'], value: string | undefined) =>
-      value === undefined ? -1 : (this.codes[dict].get(value) ?? -2);
-    const advertiser = code('advertiserIds', filter.advertiserId);
-    const webmaster = code('webmasterIds', filter.webmasterId);
-    const app = code('appIds', filter.appId);
-    const creative = code('creativeIds', filter.creativeId);
-    const country = code('countries', filter.country);
-    const platforms = filter.platforms ? new Set(filter.platforms.map((p) => this.codes.platforms.get(p) ?? -2)) : null;
-    const categories = filter.categories ? new Set(filter.categories.map((x) => this.codes.categories.get(x) ?? -2)) : null;
-    if ([advertiser, webmaster, app, creative, country].includes(-2)) return { positions: [], hasMore: false };
-    const active = filter.status === undefined ? -1 : filter.status === 'active' ? 1 : 0;
-    const from = filter.dateFrom ? dayNumber(filter.dateFrom) : -Infinity;
-    const to = filter.dateTo ? dayNumber(filter.dateTo) : Infinity;
+    const f = this.compile(filter);
+    if (!f) return { positions: [], hasMore: false };
+    const matches = this.matcher(f, null);
     const sign = order === 'desc' ? -1 : 1;
     const afterValue = after === undefined ? 0 : typeof after.value === 'string' ? dayNumber(after.value) : after.value;
 
@@ -125,23 +284,7 @@ export class ColumnarAds {
     const precedes = (va: number, ra: number, vb: number, rb: number) => sign * (va - vb) < 0 || (va === vb && sign * (ra - rb) < 0);
 
     const consider = (p: number) => {
-      if (platforms && !platforms.has(c.platform[p] ?? -3)) return;
-      if (active >= 0 && c.active[p] !== active) return;
-      if (advertiser >= 0 && c.advertiser[p] !== advertiser) return;
-      if (webmaster >= 0 && c.webmaster[p] !== webmaster) return;
-      if (app >= 0 && c.app[p] !== app) return;
-      if (creative >= 0 && c.creative[p] !== creative) return;
-      if ((c.last[p] ?? 0) < from || (c.first[p] ?? 0) > to) return;
-      if (country >= 0) {
-        let found = false;
-        for (let j = c.countryOff[p] ?? 0, end = c.countryOff[p + 1] ?? 0; j < end && !found; j++) found = c.countryVal[j] === country;
-        if (!found) return;
-      }
-      if (categories) {
-        let found = false;
-        for (let j = c.categoryOff[p] ?? 0, end = c.categoryOff[p + 1] ?? 0; j < end && !found; j++) found = categories.has(c.categoryVal[j] ?? -3);
-        if (!found) return;
-      }
+      if (!matches(p)) return;
       const v = this.sortValue(sort, p);
       const r = c.idRank[p] ?? 0;
       if (after && !precedes(afterValue, after.idRank, v, r)) return;
@@ -182,10 +325,38 @@ export class ColumnarAds {
         if (p >= 0) consider(p);
       }
     } else {
-      const positions = this.narrowest(country, categories);
+      const positions = this.narrowest(f.country, f.categories);
       if (positions) for (let i = 0; i < positions.length; i++) consider(positions[i] ?? 0);
       else for (let p = 0; p < c.n; p++) consider(p);
     }
     return { positions: best.slice(0, limit).map((b) => b.p), hasMore: best.length > limit };
   }
+}
+
+const ID_FILTERS = ['advertiserId', 'webmasterId', 'appId', 'creativeId'] as const;
+type IdFilter = (typeof ID_FILTERS)[number];
+/** The filter whose posting list drives a scan (its check is then implied). */
+type Driver = IdFilter | 'country' | 'category';
+
+interface CompiledFilter {
+  /** Per id filter and country: -1 = no constraint, else the code. */
+  ids: Record<IdFilter, number>;
+  country: number;
+  platforms: Set<number> | null;
+  categories: Set<number> | null;
+  /** -1 = any, 1 = active, 0 = inactive. */
+  active: number;
+  from: number;
+  to: number;
+}
+
+function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < bits.length; i++) {
+    let v = bits[i] ?? 0;
+    v = v - ((v >>> 1) & 0x55555555);
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
 }
