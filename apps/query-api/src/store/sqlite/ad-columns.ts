@@ -28,6 +28,11 @@ export interface AdColumns {
   countryVal: Uint16Array;
   categoryOff: Int32Array;
   categoryVal: Uint16Array;
+  /**
+   * Landing host per position, as its rank in `dicts.hostsReversed` (reversed hosts, sorted): a domain and its
+   * subdomains are one range of ranks, as in the SQL `host_rev` index. Null in stores built before it existed.
+   */
+  host: Int32Array | null;
   dicts: {
     platforms: string[];
     countries: string[];
@@ -41,6 +46,8 @@ export interface AdColumns {
     apps: { name: string; store: AppStore; bundle_id: string }[];
     creativeTitles: string[];
     creativeFormats: CreativeFormat[];
+    /** Every landing host, reversed (reverseHost in text.ts), sorted. */
+    hostsReversed: string[];
   };
 }
 
@@ -65,12 +72,13 @@ const ARRAY_COLUMNS = [
   'countryVal',
   'categoryOff',
   'categoryVal',
+  'host',
 ] as const;
 type ArrayColumn = (typeof ARRAY_COLUMNS)[number];
 
 export function encodeAdColumns(columns: AdColumns): [string, Uint8Array][] {
   const out: [string, Uint8Array][] = ARRAY_COLUMNS.map((name) => {
-    const array = columns[name];
+    const array = columns[name] ?? new Int32Array(0);
     return [name, new Uint8Array(array.buffer, array.byteOffset, array.byteLength)];
   });
   out.push(['dicts', new TextEncoder().encode(JSON.stringify({ n: columns.n, ...columns.dicts }))]);
@@ -80,7 +88,8 @@ export function encodeAdColumns(columns: AdColumns): [string, Uint8Array][] {
 export function decodeAdColumns(blobs: Map<string, Uint8Array>): AdColumns | null {
   const dictsBlob = blobs.get('dicts');
   if (!dictsBlob) return null;
-  const { n, ...dicts } = JSON.parse(new TextDecoder().decode(dictsBlob)) as AdColumns['dicts'] & { n: number };
+  const { n, ...stored } = JSON.parse(new TextDecoder().decode(dictsBlob)) as Partial<AdColumns['dicts']> & Omit<AdColumns['dicts'], 'hostsReversed'> & { n: number };
+  const dicts: AdColumns['dicts'] = { ...stored, hostsReversed: stored.hostsReversed ?? [] };
   const copy = (name: ArrayColumn) => {
     const blob = blobs.get(name) ?? new Uint8Array(0);
     const bytes = new Uint8Array(blob.byteLength);
@@ -106,6 +115,7 @@ export function decodeAdColumns(blobs: Map<string, Uint8Array>): AdColumns | nul
     countryVal: new Uint16Array(copy('countryVal')),
     categoryOff: new Int32Array(copy('categoryOff')),
     categoryVal: new Uint16Array(copy('categoryVal')),
+    host: blobs.has('host') && stored.hostsReversed ? new Int32Array(copy('host')) : null,
     dicts,
   };
 }
@@ -128,6 +138,7 @@ export interface ColumnSource {
   webmaster_name: string | null;
   app_doc: string | null;
   creative_title: string;
+  host_rev: string;
 }
 
 /**
@@ -193,6 +204,7 @@ export class AdColumnsBuilder {
   private readonly countryVal: number[] = [];
   private readonly categoryOff: number[] = [0];
   private readonly categoryVal: number[] = [];
+  private readonly hostRev: string[] = [];
 
   add(ad: ColumnSource, countries: string[], categories: string[], active: number) {
     const code = (map: Map<string, number>, key: string, onNew?: () => void) => {
@@ -233,6 +245,7 @@ export class AdColumnsBuilder {
     this.countryOff.push(this.countryVal.length);
     for (const c of categories) this.categoryVal.push(code(this.dict.categories, c));
     this.categoryOff.push(this.categoryVal.length);
+    this.hostRev.push(ad.host_rev);
   }
 
   /** Rank of every ad's id in id order (the tiebreaker of every sort), from the ids' unique index. */
@@ -269,6 +282,8 @@ export class AdColumnsBuilder {
       }
       return { offsets: Int32Array.from(offsets), values: Uint16Array.from(out) };
     };
+    const hostsReversed = [...new Set(this.hostRev)].sort();
+    const hostRank = new Map(hostsReversed.map((h, i) => [h, i]));
     const countries = csr(this.countryOff, this.countryVal);
     const categories = csr(this.categoryOff, this.categoryVal);
     return {
@@ -288,6 +303,7 @@ export class AdColumnsBuilder {
       creative: Int32Array.from(pick(this.creative)),
       countryOff: countries.offsets,
       countryVal: countries.values,
+      host: Int32Array.from(order, (i) => hostRank.get(this.hostRev[i] ?? '') ?? 0),
       categoryOff: categories.offsets,
       categoryVal: categories.values,
       dicts: {
@@ -298,6 +314,7 @@ export class AdColumnsBuilder {
         webmasterIds: keys(this.dict.webmasters),
         appIds: keys(this.dict.apps),
         creativeIds: keys(this.dict.creatives),
+        hostsReversed,
         ...this.names,
       },
     };

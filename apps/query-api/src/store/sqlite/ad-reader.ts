@@ -48,15 +48,21 @@ export class AdReader {
 
   searchAds(query: AdSearchQuery): KeysetPage<Ad> {
     const column = `ads.${SORT_COLUMN[query.sort]}`;
+    const columnar = this.columnarFor(query.filter);
+    // Words with a bitset: the columns walk its bits, cheaper than any FTS plan (and no plan is needed).
+    const wordBits = query.filter.words?.length && columnar ? this.wordBits(query.filter.words, columnar) : null;
+    if (wordBits) {
+      const page = this.searchColumnar(query, wordBits);
+      if (page) return page;
+    }
     const plan = this.planner.plan(query.filter, SORT_INDEX[query.sort], query.limit + 1);
-    if (!query.filter.landingDomain) {
-      // Words with a bitset: the columns walk its bits, cheaper than any FTS plan.
-      const columnar = this.columnarAds();
-      const wordBits = query.filter.words?.length && columnar ? this.wordBits(query.filter.words, columnar) : null;
-      if (wordBits || plan.cost > (this.options.columnarAboveCost ?? COLUMNAR_ABOVE_COST)) {
-        const page = this.searchColumnar(query, wordBits);
-        if (page) return page;
-      }
+    // Otherwise the columns when they cost less than the SQL plan (posting lists, a date-ordered walk), or when the
+    // plan is costly whatever the estimate says (words without bitsets: FTS yields their rows).
+    const columnarCost =
+      columnar && !query.filter.words?.length ? columnar.searchCost(query.filter, query.sort, query.limit, null) : Infinity;
+    if (columnar && (columnarCost < plan.cost || plan.cost > (this.options.columnarAboveCost ?? COLUMNAR_ABOVE_COST))) {
+      const page = this.searchColumnar(query, null);
+      if (page) return page;
     }
     const dir = query.order === 'desc' ? 'DESC' : 'ASC';
     let sql = `SELECT ads.rid AS rid, ${column} AS sort_value, ads.id AS id FROM ${plan.from} WHERE ${plan.where}`;
@@ -83,7 +89,7 @@ export class AdReader {
 
   /** The columnar path (see ColumnarAds); null when the columns are unavailable. */
   private searchColumnar(query: AdSearchQuery, bits: Uint32Array | null): KeysetPage<Ad> | null {
-    const columnar = this.columnarAds();
+    const columnar = this.columnarFor(query.filter);
     if (!columnar) return null;
     let after: { value: string | number; idRank: number } | undefined;
     if (query.after) {
@@ -143,12 +149,18 @@ export class AdReader {
     });
   }
 
+  /** The columns, when they can answer this filter (landing_domain needs the host column of newer stores). */
+  private columnarFor(filter: AdFilter): ColumnarAds | null {
+    const columnar = this.columnarAds();
+    return columnar && (!filter.landingDomain || columnar.servesHosts) ? columnar : null;
+  }
+
   /**
    * Counted on the columns (posting lists, word bitsets, typed-array checks), stopping one past `exactUpTo`;
-   * in SQL only for landing_domain (the columns hold no hosts; its reversed-host range is an index scan).
+   * in SQL only when the columns cannot answer the filter.
    */
   countAds(filter: AdFilter, exactUpTo: number): CountResult {
-    const columnar = filter.landingDomain ? null : this.columnarAds();
+    const columnar = this.columnarFor(filter);
     if (columnar) {
       const bits = filter.words?.length ? this.wordBits(filter.words, columnar) : null;
       const candidates = filter.words?.length && !bits ? this.rowsMatching(filter.words) : null;

@@ -1,12 +1,12 @@
 import type { AdSort, SortOrder } from '@adintel/contracts';
 import type { AdFilter } from '../ad-store.port';
-import { dayNumber } from '../text';
+import { dayNumber, reverseHost } from '../text';
 import type { AdColumns } from './ad-columns';
 
 /**
  * Ad search over the in-memory columns, for filter combinations no single index serves well
  * (e.g. country + category + status, or a mid-frequency word): one pass over the candidates with
- * typed-array checks and a bounded top-k on (sort value, id rank). Not for landing_domain.
+ * typed-array checks and a bounded top-k on (sort value, id rank); and the bounded counts of every filter.
  */
 export class ColumnarAds {
   private readonly posOfRid: Int32Array;
@@ -17,6 +17,8 @@ export class ColumnarAds {
   private readonly countryPostings: Int32Array[];
   private readonly categoryPostings: Int32Array[];
   private readonly idPostings: Record<IdFilter, Int32Array[]>;
+  /** Positions grouped by host rank (ascending within a host): a host range's ads are one slice, not in position order. */
+  private readonly byHost: { positions: Int32Array; offsets: Int32Array } | null;
   private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
 
   constructor(readonly cols: AdColumns) {
@@ -32,6 +34,7 @@ export class ColumnarAds {
       appId: ColumnarAds.keyPostings(cols.app, cols.dicts.appIds.length),
       creativeId: ColumnarAds.keyPostings(cols.creative, cols.dicts.creativeIds.length),
     };
+    this.byHost = cols.host ? ColumnarAds.grouped(cols.host, cols.dicts.hostsReversed.length) : null;
     const index = (values: string[]) => new Map(values.map((v, i) => [v, i]));
     const d = cols.dicts;
     this.codes = {
@@ -65,6 +68,26 @@ export class ColumnarAds {
     return lists;
   }
 
+  /** Positions grouped by key (counting sort): the positions of keys [a, b) are offsets[a]..offsets[b]. */
+  private static grouped(keys: Int32Array, size: number): { positions: Int32Array; offsets: Int32Array } {
+    const offsets = new Int32Array(size + 1);
+    for (let p = 0; p < keys.length; p++) offsets[(keys[p] ?? 0) + 1] = (offsets[(keys[p] ?? 0) + 1] ?? 0) + 1;
+    for (let k = 0; k < size; k++) offsets[k + 1] = (offsets[k + 1] ?? 0) + (offsets[k] ?? 0);
+    const fill = offsets.slice(0, size);
+    const positions = new Int32Array(keys.length);
+    for (let p = 0; p < keys.length; p++) {
+      const k = keys[p] ?? 0;
+      positions[fill[k] ?? 0] = p;
+      fill[k] = (fill[k] ?? 0) + 1;
+    }
+    return { positions, offsets };
+  }
+
+  /** Whether these columns can answer a landing_domain filter (stores built before the host column cannot). */
+  get servesHosts(): boolean {
+    return this.byHost !== null;
+  }
+
   /** Posting lists of a one-value-per-ad column (-1: no value). */
   private static keyPostings(keys: Int32Array, size: number): Int32Array[] {
     const counts = new Int32Array(size);
@@ -83,20 +106,6 @@ export class ColumnarAds {
       fill[k] = at + 1;
     }
     return lists;
-  }
-
-  /** The positions of one country's ads, or of one category's (the shorter), when those filters are set. */
-  private narrowest(country: number, categories: Set<number> | null): Int32Array | null {
-    let best: Int32Array | null = null;
-    if (country >= 0) {
-      best = this.countryPostings[country] ?? new Int32Array(0);
-    }
-    if (categories?.size === 1) {
-      const [category] = categories;
-      const list = (category === undefined ? undefined : this.categoryPostings[category]) ?? new Int32Array(0);
-      if (!best || list.length < best.length) best = list;
-    }
-    return best;
   }
 
   positionOf(rid: number): number {
@@ -134,7 +143,10 @@ export class ColumnarAds {
     };
     const country = code('countries', filter.country);
     if ([...Object.values(ids), country].includes(-2)) return null;
+    const hosts = filter.landingDomain === undefined ? null : this.hostRange(filter.landingDomain);
+    if (hosts && hosts.from === hosts.to) return null;
     return {
+      hosts,
       ids,
       country,
       platforms: filter.platforms ? new Set(filter.platforms.map((p) => this.codes.platforms.get(p) ?? -2)) : null,
@@ -143,6 +155,26 @@ export class ColumnarAds {
       from: filter.dateFrom ? dayNumber(filter.dateFrom) : -Infinity,
       to: filter.dateTo ? dayNumber(filter.dateTo) : Infinity,
     };
+  }
+
+  /**
+   * The ranks of the hosts equal to `domain` or ending with `.domain`: reversed, "com.example." up to (not
+   * including) "com.example/", the range the SQL path scans on `host_rev`.
+   */
+  private hostRange(domain: string): { from: number; to: number } {
+    const sorted = this.cols.dicts.hostsReversed;
+    const lowerBound = (value: string) => {
+      let lo = 0;
+      let hi = sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((sorted[mid] ?? '') < value) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    const reversed = reverseHost(domain);
+    return { from: lowerBound(reversed), to: lowerBound(`${reversed.slice(0, -1)}/`) };
   }
 
   /** Whether the ad at position p passes every compiled check except the one `driver` already guarantees. */
@@ -155,7 +187,13 @@ export class ColumnarAds {
     const creative = driver === 'creativeId' ? -1 : f.ids.creativeId;
     const country = driver === 'country' ? -1 : f.country;
     const checkCategories = driver === 'category' ? null : categories;
+    const hosts = driver === 'host' ? null : f.hosts;
+    const host = c.host;
     return (p) => {
+      if (hosts && host) {
+        const h = host[p] ?? -1;
+        if (h < hosts.from || h >= hosts.to) return false;
+      }
       if (platforms && !platforms.has(c.platform[p] ?? -3)) return false;
       if (active >= 0 && c.active[p] !== active) return false;
       if (advertiser >= 0 && c.advertiser[p] !== advertiser) return false;
@@ -178,12 +216,17 @@ export class ColumnarAds {
   }
 
   /** The shortest posting list among the filters that have one (null: none does). */
-  private shortestPostings(f: CompiledFilter): { driver: Driver; positions: Int32Array } | null {
-    let best: { driver: Driver; positions: Int32Array } | null = null;
-    const offer = (driver: Driver, positions: Int32Array | undefined) => {
+  private shortestPostings(f: CompiledFilter): Postings | null {
+    let best: Postings | null = null;
+    const offer = (driver: Driver, positions: Int32Array | undefined, ordered = true) => {
       const list = positions ?? new Int32Array(0);
-      if (!best || list.length < best.positions.length) best = { driver, positions: list };
+      if (!best || list.length < best.positions.length) best = { driver, positions: list, ordered };
     };
+    if (f.hosts && this.byHost) {
+      const { positions, offsets } = this.byHost;
+      // One host: its positions are ascending. Several: grouped by host, so a walk cannot stop early by date.
+      offer('host', positions.subarray(offsets[f.hosts.from] ?? 0, offsets[f.hosts.to] ?? 0), f.hosts.to - f.hosts.from === 1);
+    }
     if (f.country >= 0) offer('country', this.countryPostings[f.country]);
     if (f.categories?.size === 1) {
       const [category] = f.categories;
@@ -191,6 +234,47 @@ export class ColumnarAds {
     }
     for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, this.idPostings[key][f.ids[key]]);
     return best;
+  }
+
+  /**
+   * Rough cost (≈ µs, the SQL planner's unit) of search() on these columns: the positions it visits. Sorted by
+   * date it stops after about `limit` matches; any other sort visits every position of its source.
+   */
+  searchCost(filter: AdFilter, sort: AdSort, limit: number, bits: Uint32Array | null): number {
+    const f = this.compile(filter);
+    if (!f) return 0;
+    const postings = this.shortestPostings(f);
+    let visits = Math.min(this.end(f.to), postings?.positions.length ?? Infinity, bits ? popcount(bits) : Infinity);
+    // Each further check passes about half the positions (a guess, like the SQL planner's for status and platform).
+    if (sort === 'date' && (postings?.ordered ?? true)) visits = Math.min(visits, (limit + 1) * 2 ** this.checksBeside(f, postings?.driver ?? null));
+    return visits * COLUMN_VISIT_COST;
+  }
+
+  /** How many filters a walk driven by `driver` still checks per position. */
+  private checksBeside(f: CompiledFilter, driver: Driver | null): number {
+    return (
+      (f.platforms ? 1 : 0) +
+      (f.active >= 0 ? 1 : 0) +
+      (f.from > -Infinity ? 1 : 0) +
+      (f.to < Infinity ? 1 : 0) +
+      (f.country >= 0 && driver !== 'country' ? 1 : 0) +
+      (f.categories && driver !== 'category' ? 1 : 0) +
+      (f.hosts && driver !== 'host' ? 1 : 0) +
+      ID_FILTERS.filter((key) => f.ids[key] >= 0 && driver !== key).length
+    );
+  }
+
+  /** One past the last position first seen on or before `to` (positions run in first_seen order). */
+  private end(to: number): number {
+    const first = this.cols.first;
+    let lo = 0;
+    let hi = this.cols.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((first[mid] ?? 0) <= to) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /**
@@ -204,14 +288,7 @@ export class ColumnarAds {
     if (!f) return 0;
     const postings = this.shortestPostings(f);
     const driver = postings?.driver ?? null;
-    const checksLeft =
-      f.platforms !== null ||
-      f.active >= 0 ||
-      f.from > -Infinity ||
-      f.to < Infinity ||
-      (f.country >= 0 && driver !== 'country') ||
-      (f.categories !== null && driver !== 'category') ||
-      ID_FILTERS.some((key) => f.ids[key] >= 0 && driver !== key);
+    const checksLeft = this.checksBeside(f, driver) > 0;
     if (!checksLeft) {
       // One source answers alone: its length is the count.
       if (postings && !bits && !candidates) return Math.min(bound, postings.positions.length);
@@ -243,7 +320,7 @@ export class ColumnarAds {
         if (p >= 0 && matches(p) && ++n >= bound) return n;
       }
     } else {
-      for (let p = 0; p < this.cols.n; p++) if (matches(p) && ++n >= bound) return n;
+      for (let p = 0, end = this.end(f.to); p < end; p++) if (matches(p) && ++n >= bound) return n;
     }
     return n;
   }
@@ -274,7 +351,13 @@ export class ColumnarAds {
     const c = this.cols;
     const f = this.compile(filter);
     if (!f) return { positions: [], hasMore: false };
-    const matches = this.matcher(f, null);
+    const postings = this.shortestPostings(f);
+    // Walk the shortest source: a posting list (checking the word bits when there are some) or the word bits.
+    const walkBits = bits !== null && (!postings || popcount(bits) < postings.positions.length);
+    const inWords = bits && !walkBits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : null;
+    const driver = walkBits ? null : (postings?.driver ?? null);
+    const filterMatches = this.matcher(f, driver);
+    const matches = inWords ? (p: number) => inWords(p) && filterMatches(p) : filterMatches;
     const sign = order === 'desc' ? -1 : 1;
     const afterValue = after === undefined ? 0 : typeof after.value === 'string' ? dayNumber(after.value) : after.value;
 
@@ -304,11 +387,12 @@ export class ColumnarAds {
       best.splice(lo, 0, { p, v, r });
     };
 
-    if (bits) {
-      // Positions run in (first_seen, id) order: sorted by date, the first k matches in that order are the page.
-      const inOrder = sort === 'date';
-      const descending = inOrder && order === 'desc';
-      const done = () => inOrder && best.length === k;
+    // Positions run in (first_seen, id) order: sorted by date, the first k matches met in that order are the
+    // page, so the walk stops there; any other sort keeps the best k of every match.
+    const inOrder = sort === 'date' && (walkBits || (postings?.ordered ?? true));
+    const descending = inOrder && order === 'desc';
+    const done = () => inOrder && best.length === k;
+    if (walkBits && bits) {
       for (let w = descending ? bits.length - 1 : 0; descending ? w >= 0 : w < bits.length; w += descending ? -1 : 1) {
         let word = bits[w] ?? 0;
         while (word !== 0) {
@@ -319,26 +403,45 @@ export class ColumnarAds {
         }
         if (done()) break;
       }
-    } else if (candidates) {
+    } else if (candidates && !postings) {
       for (const rid of candidates) {
         const p = this.positionOf(rid);
         if (p >= 0) consider(p);
       }
     } else {
-      const positions = this.narrowest(f.country, f.categories);
-      if (positions) for (let i = 0; i < positions.length; i++) consider(positions[i] ?? 0);
-      else for (let p = 0; p < c.n; p++) consider(p);
+      const list = postings?.positions ?? null;
+      const length = list ? list.length : this.end(f.to);
+      const at = list ? (i: number) => list[i] ?? 0 : (i: number) => i;
+      const inCandidates = candidates ? this.membership(candidates) : null;
+      for (let i = descending ? length - 1 : 0; descending ? i >= 0 : i < length; i += descending ? -1 : 1) {
+        const p = at(i);
+        if (inCandidates && !inCandidates(p)) continue;
+        consider(p);
+        if (done()) break;
+      }
     }
     return { positions: best.slice(0, limit).map((b) => b.p), hasMore: best.length > limit };
   }
 }
 
+/** ≈ µs per position visited (typed-array checks), against the SQL planner's ≈ 1 µs per index row. */
+const COLUMN_VISIT_COST = 0.03;
+
 const ID_FILTERS = ['advertiserId', 'webmasterId', 'appId', 'creativeId'] as const;
 type IdFilter = (typeof ID_FILTERS)[number];
 /** The filter whose posting list drives a scan (its check is then implied). */
-type Driver = IdFilter | 'country' | 'category';
+type Driver = IdFilter | 'country' | 'category' | 'host';
+
+interface Postings {
+  driver: Driver;
+  positions: Int32Array;
+  /** Whether the positions ascend (a date-sorted walk may then stop after one page). */
+  ordered: boolean;
+}
 
 interface CompiledFilter {
+  /** landing_domain: the range of host ranks it matches. */
+  hosts: { from: number; to: number } | null;
   /** Per id filter and country: -1 = no constraint, else the code. */
   ids: Record<IdFilter, number>;
   country: number;

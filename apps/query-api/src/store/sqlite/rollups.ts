@@ -148,7 +148,7 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
   const rows = db
     .prepare(
       `SELECT a.rid, a.id, a.activity_days, a.popularity, a.impressions, a.platform, a.advertiser_id, a.webmaster_id, a.app_id, a.creative_id, a.status, a.first_seen,
-        a.last_seen, a.registrable, d.host, a.creative_format, d.countries, d.categories, d.advertiser_name,
+        a.last_seen, a.registrable, a.host_rev, d.host, a.creative_format, d.countries, d.categories, d.advertiser_name,
         d.advertiser_account, d.webmaster_name, d.app_doc, d.creative_title
        FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`,
     )
