@@ -19,6 +19,8 @@ export class ColumnarAds {
   private readonly idPostings: Record<IdFilter, Int32Array[]>;
   /** Positions grouped by host rank (ascending within a host): a host range's ads are one slice, not in position order. */
   private readonly byHost: { positions: Int32Array; offsets: Int32Array } | null;
+  /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
+  private readonly lastSorted: Int32Array;
   private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
 
   constructor(readonly cols: AdColumns) {
@@ -34,6 +36,7 @@ export class ColumnarAds {
       appId: ColumnarAds.keyPostings(cols.app, cols.dicts.appIds.length),
       creativeId: ColumnarAds.keyPostings(cols.creative, cols.dicts.creativeIds.length),
     };
+    this.lastSorted = cols.last.slice().sort();
     this.byHost = cols.host ? ColumnarAds.grouped(cols.host, cols.dicts.hostsReversed.length) : null;
     const index = (values: string[]) => new Map(values.map((v, i) => [v, i]));
     const d = cols.dicts;
@@ -296,6 +299,11 @@ export class ColumnarAds {
       if (!postings && candidates) return Math.min(bound, candidates.length);
       if (!postings) return Math.min(bound, this.cols.n);
     }
+    if (!postings && !bits && !candidates && this.checksBeside(f, null) === (f.from > -Infinity ? 1 : 0) + (f.to < Infinity ? 1 : 0)) {
+      // Dates alone: active in [from, to] = first_seen <= to, minus those that ended before `from` (which all
+      // started before it too).
+      return Math.min(bound, this.end(f.to) - lowerBound(this.lastSorted, f.from));
+    }
     const matches = this.matcher(f, driver);
     const inWords = bits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
     let n = 0;
@@ -462,4 +470,16 @@ function popcount(bits: Uint32Array): number {
     n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
   }
   return n;
+}
+
+/** The number of values below `value` in an ascending array. */
+function lowerBound(sorted: Int32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] ?? 0) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
