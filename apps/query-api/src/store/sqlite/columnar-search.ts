@@ -71,44 +71,34 @@ export class ColumnarAds {
     return lists;
   }
 
-  /** Positions grouped by key (counting sort): the positions of keys [a, b) are offsets[a]..offsets[b]. */
+  /** Positions grouped by key (counting sort; keys below 0 are left out): key k's positions, ascending, are offsets[k]..offsets[k + 1]. */
   private static grouped(keys: Int32Array, size: number): { positions: Int32Array; offsets: Int32Array } {
     const offsets = new Int32Array(size + 1);
-    for (let p = 0; p < keys.length; p++) offsets[(keys[p] ?? 0) + 1] = (offsets[(keys[p] ?? 0) + 1] ?? 0) + 1;
+    for (let p = 0; p < keys.length; p++) {
+      const k = keys[p] ?? -1;
+      if (k >= 0) offsets[k + 1] = (offsets[k + 1] ?? 0) + 1;
+    }
     for (let k = 0; k < size; k++) offsets[k + 1] = (offsets[k + 1] ?? 0) + (offsets[k] ?? 0);
     const fill = offsets.slice(0, size);
-    const positions = new Int32Array(keys.length);
+    const positions = new Int32Array(offsets[size] ?? 0);
     for (let p = 0; p < keys.length; p++) {
-      const k = keys[p] ?? 0;
+      const k = keys[p] ?? -1;
+      if (k < 0) continue;
       positions[fill[k] ?? 0] = p;
       fill[k] = (fill[k] ?? 0) + 1;
     }
     return { positions, offsets };
   }
 
+  /** Posting lists of a one-value-per-ad column: one slice of its grouped positions per key. */
+  private static keyPostings(keys: Int32Array, size: number): Int32Array[] {
+    const { positions, offsets } = ColumnarAds.grouped(keys, size);
+    return Array.from({ length: size }, (_, k) => positions.subarray(offsets[k] ?? 0, offsets[k + 1] ?? 0));
+  }
+
   /** Whether these columns can answer a landing_domain filter (stores built before the host column cannot). */
   get servesHosts(): boolean {
     return this.byHost !== null;
-  }
-
-  /** Posting lists of a one-value-per-ad column (-1: no value). */
-  private static keyPostings(keys: Int32Array, size: number): Int32Array[] {
-    const counts = new Int32Array(size);
-    for (let p = 0; p < keys.length; p++) {
-      const k = keys[p] ?? -1;
-      if (k >= 0) counts[k] = (counts[k] ?? 0) + 1;
-    }
-    const lists = Array.from(counts, (count) => new Int32Array(count));
-    const fill = new Int32Array(size);
-    for (let p = 0; p < keys.length; p++) {
-      const k = keys[p] ?? -1;
-      const list = lists[k];
-      if (!list) continue;
-      const at = fill[k] ?? 0;
-      list[at] = p;
-      fill[k] = at + 1;
-    }
-    return lists;
   }
 
   positionOf(rid: number): number {
@@ -166,18 +156,8 @@ export class ColumnarAds {
    */
   private hostRange(domain: string): { from: number; to: number } {
     const sorted = this.cols.dicts.hostsReversed;
-    const lowerBound = (value: string) => {
-      let lo = 0;
-      let hi = sorted.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((sorted[mid] ?? '') < value) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    };
     const reversed = reverseHost(domain);
-    return { from: lowerBound(reversed), to: lowerBound(`${reversed.slice(0, -1)}/`) };
+    return { from: lowerBound(sorted, reversed), to: lowerBound(sorted, `${reversed.slice(0, -1)}/`) };
   }
 
   /** Whether the ad at position p passes every compiled check except the one `driver` already guarantees. */
@@ -269,21 +249,13 @@ export class ColumnarAds {
 
   /** One past the last position first seen on or before `to` (positions run in first_seen order). */
   private end(to: number): number {
-    const first = this.cols.first;
-    let lo = 0;
-    let hi = this.cols.n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((first[mid] ?? 0) <= to) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return to === Infinity ? this.cols.n : lowerBound(this.cols.first, to + 1);
   }
 
   /**
-   * The number of ads matching `filter` (landing_domain excepted: the columns have no hosts), counting no
-   * further than `bound`: the result is min(matches, bound). `bits` (every word's bitset ANDed) or `candidates`
-   * (row ids from FTS) stand for the words. Alone, a posting list, the word bits or the candidates are counted
+   * The number of ads matching `filter` (landing_domain only when `servesHosts`), counting no further than
+   * `bound`: the result is min(matches, bound). `bits` (every word's bitset ANDed) or `candidates` (row ids from
+   * FTS) stand for the words. Alone, a posting list, the word bits or the candidates are counted
    * by their length; otherwise the shortest of them is walked, checking the rest, until `bound` matches.
    */
   count(filter: AdFilter, bound: number, bits: Uint32Array | null, candidates: number[] | null): number {
@@ -473,12 +445,12 @@ function popcount(bits: Uint32Array): number {
 }
 
 /** The number of values below `value` in an ascending array. */
-function lowerBound(sorted: Int32Array, value: number): number {
+function lowerBound<T extends number | string>(sorted: ArrayLike<T>, value: T): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] ?? 0) < value) lo = mid + 1;
+    if ((sorted[mid] as T) < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
