@@ -158,6 +158,8 @@ export function describeStoreContract(engine: string, load: LoadStore): void {
           [{ dateFrom: '2026-01-07', dateTo: '2026-01-09' }, 2],
           [{ dateFrom: '2026-01-31', status: 'active' }, 6],
           [{ words: ['shoes'], country: 'US' }, await search({ words: ['shoes'], country: 'US' }).then((r) => r.length)],
+          [{ country: 'GB', categories: ['gambling_and_betting'] }, 3],
+          [{ country: 'US', categories: ['mobile_games'] }, await search({ country: 'US', categories: ['mobile_games'] }).then((r) => r.length)],
         ];
         for (const [filter, total] of cases) {
           expect({ filter, count: await store.countAds(filter, 10) }).toEqual({ filter, count: { total, estimated: false } });

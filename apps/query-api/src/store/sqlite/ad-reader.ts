@@ -113,19 +113,31 @@ export class AdReader {
     return { rows, hasMore, lastKey: last ? { value, id: last.id } : null };
   }
 
-  /** The positions (bits) of the ads containing every word, when each word has a bitset over these columns; else null. */
+  /**
+   * The positions (bits) of the ads containing every word, when each word has a bitset over these columns; else
+   * null. Each word's bitset is read once per generation (a search and its count both need it); a new array only
+   * when several words are ANDed.
+   */
   private wordBits(words: string[], columnar: ColumnarAds): Uint32Array | null {
+    const loaded = this.cache.get('word-bits', () => new Map<string, Uint32Array>());
     const statement = this.db.prepare('SELECT data FROM trend_columns WHERE name = ?');
-    let all: Uint32Array | null = null;
+    const length = (columnar.cols.n + 31) >>> 5;
+    const each: Uint32Array[] = [];
     for (const word of words) {
-      const row = statement.get(WORD_BITS_PREFIX + word) as { data: Uint8Array } | undefined;
-      if (!row || row.data.byteLength % 4 !== 0) return null;
-      const bits = new Uint32Array(row.data.slice().buffer);
-      if (!all) all = bits;
-      else if (all.length !== bits.length) return null;
-      else for (let i = 0; i < all.length; i++) all[i] = (all[i] ?? 0) & (bits[i] ?? 0);
+      let bits = loaded.get(word);
+      if (!bits) {
+        const row = statement.get(WORD_BITS_PREFIX + word) as { data: Uint8Array } | undefined;
+        if (!row || row.data.byteLength !== length * 4) return null;
+        bits = new Uint32Array(row.data.slice().buffer);
+        loaded.set(word, bits);
+      }
+      each.push(bits);
     }
-    return all && all.length === (columnar.cols.n + 31) >>> 5 ? all : null;
+    const [first, ...rest] = each;
+    if (!first || !rest.length) return first ?? null;
+    const all = first.slice();
+    for (const bits of rest) for (let i = 0; i < all.length; i++) all[i] = (all[i] ?? 0) & (bits[i] ?? 0);
+    return all;
   }
 
   /** Row ids of the ads containing every word, as one array (rows as arrays, not objects: tens of thousands of them). */

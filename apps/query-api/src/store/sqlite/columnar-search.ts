@@ -19,6 +19,8 @@ export class ColumnarAds {
   private readonly idPostings: Record<IdFilter, Int32Array[]>;
   /** Positions grouped by host rank (ascending within a host): a host range's ads are one slice, not in position order. */
   private readonly byHost: { positions: Int32Array; offsets: Int32Array } | null;
+  /** Ads per (country, category) pair, built on first use: the count of that filter pair alone. */
+  private pairCounts: Int32Array | null = null;
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
   private readonly lastSorted: Int32Array;
   private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
@@ -271,6 +273,10 @@ export class ColumnarAds {
       if (!postings && candidates) return Math.min(bound, candidates.length);
       if (!postings) return Math.min(bound, this.cols.n);
     }
+    const [category] = f.categories?.size === 1 ? f.categories : [];
+    if (f.country >= 0 && category !== undefined && !bits && !candidates && this.checksBeside(f, null) === 2) {
+      return Math.min(bound, this.countryCategoryCount(f.country, category));
+    }
     if (!postings && !bits && !candidates && this.checksBeside(f, null) === (f.from > -Infinity ? 1 : 0) + (f.to < Infinity ? 1 : 0)) {
       // Dates alone: active in [from, to] = first_seen <= to, minus those that ended before `from` (which all
       // started before it too).
@@ -303,6 +309,26 @@ export class ColumnarAds {
       for (let p = 0, end = this.end(f.to); p < end; p++) if (matches(p) && ++n >= bound) return n;
     }
     return n;
+  }
+
+  /** Ads in this country and this category (one pass over the columns on first use, then a lookup). */
+  private countryCategoryCount(country: number, category: number): number {
+    const c = this.cols;
+    const width = c.dicts.categories.length;
+    if (!this.pairCounts) {
+      const counts = new Int32Array(c.dicts.countries.length * width);
+      for (let p = 0; p < c.n; p++) {
+        for (let i = c.countryOff[p] ?? 0, iEnd = c.countryOff[p + 1] ?? 0; i < iEnd; i++) {
+          const row = (c.countryVal[i] ?? 0) * width;
+          for (let j = c.categoryOff[p] ?? 0, jEnd = c.categoryOff[p + 1] ?? 0; j < jEnd; j++) {
+            const at = row + (c.categoryVal[j] ?? 0);
+            counts[at] = (counts[at] ?? 0) + 1;
+          }
+        }
+      }
+      this.pairCounts = counts;
+    }
+    return this.pairCounts[country * width + category] ?? 0;
   }
 
   /** Position membership of FTS row ids, as a bitset over the positions. */
