@@ -1,8 +1,18 @@
 import { z } from 'zod';
 import { baseConfigShape, port } from '@adintel/config';
 
-export const STORE_ENGINES = ['sqlite', 'elasticsearch'] as const;
-export type StoreEngine = (typeof STORE_ENGINES)[number];
+const STORE_ENGINES = ['sqlite', 'elasticsearch'] as const;
+
+/** The Elasticsearch engine's variables; its client settings are parsed by the same rules (es-client.ts). */
+export const elasticsearchConfigShape = {
+  ES_URL: z.url({ protocol: /^https?$/ }).optional().describe('Elasticsearch URL (STORE_ENGINE=elasticsearch)'),
+  ES_INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a lower-case index name prefix')
+    .default('adintel')
+    .describe('prefix of every index and alias'),
+  ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000).describe('per-request timeout'),
+};
 
 export const appConfigSchema = z
   .object({
@@ -19,13 +29,7 @@ export const appConfigSchema = z
           'several replicas serve the same data',
       ),
     QUERY_WORKERS: z.coerce.number().int().min(0).max(32).default(2).describe('read-only SQLite worker threads (0 = in-process)'),
-    ES_URL: z.url({ protocol: /^https?$/ }).optional().describe('Elasticsearch URL (STORE_ENGINE=elasticsearch)'),
-    ES_INDEX_PREFIX: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be a lower-case index name prefix')
-      .default('adintel')
-      .describe('prefix of every index and alias'),
-    ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000).describe('per-request timeout'),
+    ...elasticsearchConfigShape,
   })
   .superRefine((config, ctx) => {
     if (config.STORE_ENGINE === 'elasticsearch' && !config.ES_URL) {

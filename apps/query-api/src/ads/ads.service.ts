@@ -12,8 +12,7 @@ import type {
 import { findTool, worstCaseCost } from '@adintel/tool-catalogue';
 import { ServiceError } from '@adintel/transport';
 import { categoryLabel, countryLabel } from '../catalog/labels';
-import { CursorCodec } from '../paging/cursor-codec';
-import { DataWindowService } from '../paging/data-window.service';
+import { ListPager } from '../paging/list-pager';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';
 import { toAdFilter } from './ad-filter';
 
@@ -29,28 +28,19 @@ const LABELS: Partial<Record<BreakdownField, (key: string) => string>> = {
 export class AdsService {
   constructor(
     @Inject(AD_STORE) private readonly store: AdStore,
-    private readonly cursors: CursorCodec,
-    private readonly dataWindow: DataWindowService,
+    private readonly pager: ListPager,
   ) {}
 
   async search(args: SearchAdsArgs): Promise<AdsPage> {
     const filter = toAdFilter(args);
     const binding = { filter, sort: args.sort_by, order: args.sort_order };
-    const version = await this.dataWindow.version();
-    const after = args.cursor ? this.cursors.decode('ads', binding, version, args.cursor) : undefined;
     const [page, count] = await Promise.all([
-      this.store.searchAds({ filter, sort: args.sort_by, order: args.sort_order, limit: args.limit, ...(after ? { after } : {}) }),
+      this.pager.page('ads', binding, args.cursor, (after) =>
+        this.store.searchAds({ filter, sort: args.sort_by, order: args.sort_order, limit: args.limit, ...(after ? { after } : {}) }),
+      ),
       this.store.countAds(filter, EXACT_TOTAL_UP_TO),
     ]);
-    return {
-      data: page.rows,
-      pagination: {
-        next_cursor: page.hasMore && page.lastKey ? this.cursors.encode('ads', binding, version, page.lastKey) : null,
-        has_more: page.hasMore,
-        total: count.total,
-        total_estimated: count.estimated,
-      },
-    };
+    return { data: page.data, pagination: { ...page.pagination, total: count.total, total_estimated: count.estimated } };
   }
 
   async get(id: string): Promise<AdDetail> {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { StoreModule } from '../store/store.module';
 import { AdvertisersController } from './advertisers.controller';
 import { AdvertisersService } from './advertisers.service';
 
-@Module({ controllers: [AdvertisersController], providers: [AdvertisersService] })
+@Module({ imports: [StoreModule], controllers: [AdvertisersController], providers: [AdvertisersService] })
 export class AdvertisersModule {}

@@ -15,7 +15,7 @@ import { WebmastersModule } from '../webmasters/webmasters.module';
 import { Readiness } from './readiness';
 
 @Global()
-@Module({ providers: [Readiness], exports: [Readiness] })
+@Module({ imports: [StoreModule], providers: [Readiness], exports: [Readiness] })
 class ReadinessModule {}
 
 @Module({})

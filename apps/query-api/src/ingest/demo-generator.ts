@@ -10,12 +10,12 @@ import type { AdLine } from './ad-line';
  * Deterministic demo data with a realistic shape: the same seed and count always give the same
  * lines. Dates end at DEMO_END_DATE, so "today" (the latest last_seen_date) is that day.
  */
-export const DEMO_END_DATE = '2026-11-15';
-export const DEMO_DAYS = 365;
+const DEMO_END_DATE = '2026-11-15';
+const DEMO_DAYS = 365;
 export const DEFAULT_SEED = 20_260_115;
 
 /** mulberry32: small, fast, good enough for demo data. */
-export function prng(seed: number): () => number {
+function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

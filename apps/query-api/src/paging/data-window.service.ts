@@ -6,7 +6,7 @@ import { addDays, dayNumber } from '../store/text';
 const CACHE_MS = 5_000;
 
 /** Longest window a trend or an activity report may cover. */
-export const MAX_WINDOW_DAYS = 731;
+const MAX_WINDOW_DAYS = 731;
 
 /**
  * "Today" for default windows is the latest last_seen_date in the data, not the wall clock, so demo

@@ -154,7 +154,7 @@ export interface KeysetPage<T> {
 
 export interface CountResult {
   total: number;
-  /** false: `total` is exact. true: there are more than `exactUpTo` matches and total is >= exactUpTo. */
+  /** false: `total` is exact. true: there are more than `exactUpTo` matches and `total` is `exactUpTo`. */
   estimated: boolean;
 }
 
@@ -353,3 +353,14 @@ export interface AdStore {
 
   catalog(): Promise<CatalogData>;
 }
+
+/**
+ * The synchronous mirror of a port: every method returning `Promise<R>` returns `R`. The SQLite reader
+ * implements `SyncPort<AdStore>` (its reads are synchronous, run in worker threads), so the compiler
+ * checks it against the port instead of the store asserting each result type.
+ */
+export type SyncPort<P> = {
+  [K in keyof P as P[K] extends (...args: never[]) => Promise<unknown> ? K : never]: P[K] extends (...args: infer A) => Promise<infer R>
+    ? (...args: A) => R
+    : never;
+};

@@ -1,4 +1,4 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
 import { AppMetrics } from '@adintel/observability';
 import type { AppConfig } from '../config';
@@ -13,8 +13,10 @@ class StoreShutdown implements OnApplicationShutdown {
   }
 }
 
-/** Provides the configured AdStore (AD_STORE) to every feature. */
-@Global()
+/**
+ * Provides the configured AdStore (AD_STORE). Features import it, so a reader can follow a call from a
+ * controller through its module into the engine: store-factory.ts -> sqlite/sqlite-store.ts -> sqlite/sqlite-reader.ts.
+ */
 @Module({
   providers: [
     {

@@ -12,10 +12,17 @@ export function normaliseName(name: string): string {
   return words(name).join(' ');
 }
 
-/** Every word-boundary suffix of a normalised name: "acme shop ltd" -> ["acme shop ltd", "shop ltd", "ltd"]. */
-export function nameSuffixes(name: string): string[] {
-  const parts = words(name);
-  return parts.map((_, i) => parts.slice(i).join(' '));
+/**
+ * Every word-boundary suffix of the normalised names, once each: "acme shop ltd" -> ["acme shop ltd", "shop ltd", "ltd"].
+ * The name search (a name, or its part from any word on, starts with q) is then one prefix range over them.
+ */
+export function nameSuffixes(...names: (string | null | undefined)[]): string[] {
+  const suffixes = new Set<string>();
+  for (const name of names) {
+    const parts = name ? words(name) : [];
+    for (let i = 0; i < parts.length; i++) suffixes.add(parts.slice(i).join(' '));
+  }
+  return [...suffixes];
 }
 
 /** "promo.example.com" -> "com.example.promo." (the trailing dot keeps "example.com" from matching "example.community"). */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { StoreModule } from '../store/store.module';
 import { TrendsController } from './trends.controller';
 import { TrendsService } from './trends.service';
 
-@Module({ controllers: [TrendsController], providers: [TrendsService] })
+@Module({ imports: [StoreModule], controllers: [TrendsController], providers: [TrendsService] })
 export class TrendsModule {}

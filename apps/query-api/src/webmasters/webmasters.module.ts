@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { StoreModule } from '../store/store.module';
 import { WebmastersController } from './webmasters.controller';
 import { WebmastersService } from './webmasters.service';
 
-@Module({ controllers: [WebmastersController], providers: [WebmastersService] })
+@Module({ imports: [StoreModule], controllers: [WebmastersController], providers: [WebmastersService] })
 export class WebmastersModule {}

@@ -1,5 +1,3 @@
-import { parse } from 'tldts';
-
 /**
  * Every parent of a landing host, the host included: `a.shop.example.co.uk` -> [a.shop.example.co.uk,
  * shop.example.co.uk, example.co.uk, co.uk, uk]. Indexed as a keyword array, so the port's subdomain
@@ -12,12 +10,6 @@ import { parse } from 'tldts';
 export function landingDomainSuffixes(host: string): string[] {
   const labels = normaliseHost(host).split('.').filter(Boolean);
   return labels.map((_, start) => labels.slice(start).join('.'));
-}
-
-/** The registrable domain of a host by the Public Suffix List (example.co.uk for a.example.co.uk), or the host when it has none. */
-export function registrableDomain(host: string): string {
-  const normalised = normaliseHost(host);
-  return parse(normalised, { allowPrivateDomains: false }).domain ?? normalised;
 }
 
 export function normaliseHost(host: string): string {

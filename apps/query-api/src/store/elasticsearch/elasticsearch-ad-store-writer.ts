@@ -17,7 +17,7 @@ export interface BulkOptions {
 }
 
 /** Every item ES refused, with its id and the reason, as the ingest summary reports them. */
-export function rejectedRowFrom(drop: {
+function rejectedRowFrom(drop: {
   status: number;
   error: { type?: string; reason?: string | null } | null;
   document: Partial<AdDocument>;
@@ -30,7 +30,7 @@ export function rejectedRowFrom(drop: {
  * Writes ads into the monthly indices with `client.helpers.bulk`. The helper retries only per-item 429s;
  * every other failed item reaches `onDrop` and is counted and reported, never lost silently.
  */
-export async function bulkIndexAds(
+async function bulkIndexAds(
   client: Client,
   names: IndexNames,
   records: readonly AdRecord[] | AsyncIterable<AdRecord>,
@@ -67,21 +67,6 @@ async function* toDocuments(
       rejected.push({ line: 0, id: record.id ?? null, reason: error instanceof Error ? error.message : String(error) });
     }
   }
-}
-
-/**
- * Convenience for the ingest command: stream records into Elasticsearch, then rebuild the rollups.
- */
-export async function ingestIntoElasticsearch(
-  client: Client,
-  indexPrefix: string,
-  rows: AsyncIterable<AdRecord> | readonly AdRecord[],
-  options: BulkOptions = {},
-): Promise<WriteResult> {
-  const writer = new ElasticsearchAdStoreWriter(client, indexPrefix, false, options);
-  const result = await writer.write(rows);
-  await writer.finish();
-  return result;
 }
 
 /**

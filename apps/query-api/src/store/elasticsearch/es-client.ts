@@ -1,28 +1,26 @@
 import { Client, errors } from '@elastic/elasticsearch';
+import { z } from 'zod';
+import { loadConfig } from '@adintel/config';
 import { ServiceError } from '@adintel/transport';
+import { elasticsearchConfigShape } from '../../config';
 
-/** What the engine reads from the environment (ES_URL, ES_REQUEST_TIMEOUT_MS, ES_INDEX_PREFIX). */
+/** What the engine reads from the configuration (ES_URL, ES_REQUEST_TIMEOUT_MS, ES_INDEX_PREFIX). */
 export interface ElasticsearchSettings {
   url: string;
   requestTimeoutMs: number;
   indexPrefix: string;
 }
 
-export const DEFAULT_ES_REQUEST_TIMEOUT_MS = 5_000;
-export const DEFAULT_ES_INDEX_PREFIX = 'adintel';
+/** The app config's ES variables, with ES_URL required (the app config requires it when STORE_ENGINE=elasticsearch). */
+const settingsSchema = z.object({
+  ...elasticsearchConfigShape,
+  ES_URL: elasticsearchConfigShape.ES_URL.unwrap(),
+});
 
-/** Reads the ES settings from an env-like record; throws naming the variable when one is unusable. */
+/** Validates the ES settings by the app config's rules; throws a ConfigError naming each unusable variable. */
 export function elasticsearchSettingsFrom(env: Record<string, string | number | undefined>): ElasticsearchSettings {
-  const url = env['ES_URL'];
-  if (typeof url !== 'string' || !/^https?:\/\/.+/.test(url)) {
-    throw new Error('ES_URL must be an http(s) URL of the Elasticsearch cluster when STORE_ENGINE=elasticsearch');
-  }
-  const timeout = Number(env['ES_REQUEST_TIMEOUT_MS'] ?? DEFAULT_ES_REQUEST_TIMEOUT_MS);
-  if (!Number.isInteger(timeout) || timeout <= 0) {
-    throw new Error('ES_REQUEST_TIMEOUT_MS must be a positive integer (milliseconds)');
-  }
-  const prefix = String(env['ES_INDEX_PREFIX'] ?? DEFAULT_ES_INDEX_PREFIX);
-  return { url, requestTimeoutMs: timeout, indexPrefix: prefix };
+  const config = loadConfig(settingsSchema, Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === undefined ? v : String(v)])));
+  return { url: config.ES_URL, requestTimeoutMs: config.ES_REQUEST_TIMEOUT_MS, indexPrefix: config.ES_INDEX_PREFIX };
 }
 
 /**

@@ -20,7 +20,7 @@ const words: estypes.MappingProperty = { type: 'text', analyzer: 'words' };
 const stored: estypes.MappingProperty = { type: 'object', enabled: false };
 
 /** One ad. Ids are keywords: 18-digit platform ids would lose precision as JSON numbers. */
-export const adProperties: Record<string, estypes.MappingProperty> = {
+const adProperties: Record<string, estypes.MappingProperty> = {
   id: keyword,
   title: { type: 'text', analyzer: 'words', copy_to: 'search_text' },
   body: { type: 'text', analyzer: 'words', copy_to: 'search_text' },
@@ -90,7 +90,7 @@ export interface IndexTemplate {
   _meta: Record<string, unknown>;
 }
 
-export const TEMPLATE_VERSION = 1;
+const TEMPLATE_VERSION = 1;
 
 /** Composable index templates: installed before the first write, applied to every index as it is created. */
 export function indexTemplates(names: IndexNames, shards = 1, replicas = 1): IndexTemplate[] {

@@ -1,4 +1,4 @@
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import type {
   Advertiser,
   AdvertiserMatch,
@@ -14,9 +14,9 @@ import type {
   Webmaster,
   WebmasterRow,
 } from '@adintel/contracts';
-import { dayNumber, nameSuffixes } from '../text';
+import { nameSuffixes } from '../text';
 import { ROLLUP_INDEXES } from './schema';
-import { encodeTrendColumns, type TrendColumns, WORD_BITS_PREFIX } from './trend-columns';
+import { AdColumnsBuilder, type ColumnSource, encodeAdColumns, writeWordBits } from './ad-columns';
 
 /** Sorted by count desc, key asc. */
 export function ranked(counts: Map<string, number>, limit = Infinity): [string, number][] {
@@ -31,30 +31,14 @@ function countryVolumes(countries: Map<string, number>, total: number): CountryV
   return ranked(countries).map(([country, ads]) => ({ country, ads, share: total ? ads / total : 0 }));
 }
 
-interface AdRow {
-  rid: number;
+interface AdRow extends ColumnSource {
   id: string;
-  activity_days: number;
-  popularity: number;
-  impressions: number;
-  platform: Platform;
-  advertiser_id: string;
-  webmaster_id: string | null;
-  app_id: string | null;
-  creative_id: string;
   status: string;
-  first_seen: string;
-  last_seen: string;
   registrable: string;
   host: string;
-  creative_format: CreativeFormat;
   countries: string;
   categories: string;
-  advertiser_name: string;
   advertiser_account: string;
-  webmaster_name: string | null;
-  app_doc: string | null;
-  creative_title: string;
 }
 
 class AdvertiserAcc {
@@ -146,7 +130,7 @@ export const DEFAULT_ROLLUP_OPTIONS: RollupOptions = { wordBitsMinShare: 0.02, w
 
 /**
  * Rebuilds every rollup from the ads table in one pass: entity records (advertisers, webmasters,
- * creatives, domains, apps), the name index, webmaster->advertiser pairs, the trend columns and the word bitsets.
+ * creatives, domains, apps), the name index, webmaster->advertiser pairs, the ad columns and the word bitsets (ad-columns.ts).
  */
 export function buildRollups(db: DatabaseSync, timings: Record<string, number> = {}, options: RollupOptions = DEFAULT_ROLLUP_OPTIONS): void {
   let started = performance.now();
@@ -159,12 +143,12 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
   const creatives = new Map<string, CreativeAcc>();
   const domains = new Map<string, DomainAcc>();
   const apps = new Map<string, AppAcc>();
-  const columns = new TrendColumnsBuilder();
+  const columns = new AdColumnsBuilder();
 
   const rows = db
     .prepare(
       `SELECT a.rid, a.id, a.activity_days, a.popularity, a.impressions, a.platform, a.advertiser_id, a.webmaster_id, a.app_id, a.creative_id, a.status, a.first_seen,
-        a.last_seen, a.registrable, d.host, a.creative_format, d.countries, d.categories, d.advertiser_name,
+        a.last_seen, a.registrable, a.host_rev, d.host, a.creative_format, d.countries, d.categories, d.advertiser_name,
         d.advertiser_account, d.webmaster_name, d.app_doc, d.creative_title
        FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`,
     )
@@ -343,7 +327,7 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
     columns.rankIds(db.prepare('SELECT rid FROM ads ORDER BY id').iterate() as IterableIterator<{ rid: number }>);
     const insertColumn = db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
     const built = columns.build();
-    for (const [name, data] of encodeTrendColumns(built)) insertColumn.run(name, data);
+    for (const [name, data] of encodeAdColumns(built)) insertColumn.run(name, data);
     lap('rollups.columns');
     writeWordBits(db, built, insertColumn, options);
     lap('rollups.words');
@@ -356,176 +340,3 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
   }
 }
 
-/**
- * For every word in between `wordBitsMinShare` and `wordBitsMaxShare` of the ads: one bit per column position (ads in first_seen, id order).
- * A query on such a word then neither fetches tens of thousands of FTS row ids nor probes FTS per row: it walks
- * the set bits, in date order when sorted by date (stopping after one page).
- */
-function writeWordBits(db: DatabaseSync, cols: TrendColumns, insert: StatementSync, shares: RollupOptions): void {
-  if (cols.n === 0 || shares.wordBitsMinShare > shares.wordBitsMaxShare) return;
-  let maxRid = 0;
-  for (let p = 0; p < cols.n; p++) maxRid = Math.max(maxRid, cols.rid[p] ?? 0);
-  const positionOf = new Int32Array(maxRid + 1).fill(-1);
-  for (let p = 0; p < cols.n; p++) positionOf[cols.rid[p] ?? 0] = p;
-  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ads_vocab USING fts5vocab(main, ads_fts, row)');
-  const terms = db
-    .prepare('SELECT term FROM temp.ads_vocab WHERE doc BETWEEN ? AND ?')
-    .all(Math.max(1, Math.ceil(cols.n * shares.wordBitsMinShare)), Math.floor(cols.n * shares.wordBitsMaxShare)) as { term: string }[];
-  const match = db.prepare('SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?');
-  match.setReturnArrays(true);
-  for (const { term } of terms) {
-    const bits = new Uint32Array((cols.n + 31) >>> 5);
-    for (const row of match.iterate(`"${term.replaceAll('"', '""')}"`) as unknown as Iterable<[number]>) {
-      const p = positionOf[row[0]] ?? -1;
-      if (p >= 0) bits[p >>> 5] = (bits[p >>> 5] ?? 0) | (1 << (p & 31));
-    }
-    insert.run(WORD_BITS_PREFIX + term, new Uint8Array(bits.buffer));
-  }
-  db.exec('DROP TABLE IF EXISTS temp.ads_vocab');
-}
-
-/** Dictionary-encodes the ads (in first_seen, id order) into the typed arrays the trend scans read. */
-class TrendColumnsBuilder {
-  private readonly dict = {
-    platforms: new Map<string, number>(),
-    countries: new Map<string, number>(),
-    categories: new Map<string, number>(),
-    advertisers: new Map<string, number>(),
-    webmasters: new Map<string, number>(),
-    apps: new Map<string, number>(),
-    creatives: new Map<string, number>(),
-  };
-  private readonly names = {
-    advertiserNames: [] as string[],
-    webmasterNames: [] as string[],
-    apps: [] as { name: string; store: AppStore; bundle_id: string }[],
-    creativeTitles: [] as string[],
-    creativeFormats: [] as CreativeFormat[],
-  };
-  private readonly rid: number[] = [];
-  private readonly activity: number[] = [];
-  private readonly popularity: number[] = [];
-  private readonly impressions: number[] = [];
-  private idRank = new Int32Array(0);
-  private readonly first: number[] = [];
-  private readonly last: number[] = [];
-  private readonly platform: number[] = [];
-  private readonly active: number[] = [];
-  private readonly advertiser: number[] = [];
-  private readonly webmaster: number[] = [];
-  private readonly app: number[] = [];
-  private readonly creative: number[] = [];
-  private readonly countryOff: number[] = [0];
-  private readonly countryVal: number[] = [];
-  private readonly categoryOff: number[] = [0];
-  private readonly categoryVal: number[] = [];
-
-  add(ad: AdRow, countries: string[], categories: string[], active: number) {
-    const code = (map: Map<string, number>, key: string, onNew?: () => void) => {
-      let i = map.get(key);
-      if (i === undefined) {
-        map.set(key, (i = map.size));
-        onNew?.();
-      }
-      return i;
-    };
-    this.rid.push(ad.rid);
-    this.activity.push(ad.activity_days);
-    this.popularity.push(ad.popularity);
-    this.impressions.push(ad.impressions);
-    this.first.push(dayNumber(ad.first_seen));
-    this.last.push(dayNumber(ad.last_seen));
-    this.platform.push(code(this.dict.platforms, ad.platform));
-    this.active.push(active);
-    this.advertiser.push(code(this.dict.advertisers, ad.advertiser_id, () => this.names.advertiserNames.push(ad.advertiser_name)));
-    this.webmaster.push(
-      ad.webmaster_id ? code(this.dict.webmasters, ad.webmaster_id, () => this.names.webmasterNames.push(ad.webmaster_name ?? '')) : -1,
-    );
-    this.app.push(
-      ad.app_id && ad.app_doc
-        ? code(this.dict.apps, ad.app_id, () => {
-            const info = JSON.parse(ad.app_doc ?? '{}') as { name: string; store: AppStore; bundle_id: string };
-            this.names.apps.push({ name: info.name, store: info.store, bundle_id: info.bundle_id });
-          })
-        : -1,
-    );
-    this.creative.push(
-      code(this.dict.creatives, ad.creative_id, () => {
-        this.names.creativeTitles.push(ad.creative_title);
-        this.names.creativeFormats.push(ad.creative_format);
-      }),
-    );
-    for (const c of countries) this.countryVal.push(code(this.dict.countries, c));
-    this.countryOff.push(this.countryVal.length);
-    for (const c of categories) this.categoryVal.push(code(this.dict.categories, c));
-    this.categoryOff.push(this.categoryVal.length);
-  }
-
-  /** Rank of every ad's id in id order (the tiebreaker of every sort), from the ids' unique index. */
-  rankIds(ridsInIdOrder: Iterable<{ rid: number }>) {
-    const position = new Map<number, number>();
-    this.rid.forEach((rid, i) => position.set(rid, i));
-    this.idRank = new Int32Array(this.rid.length);
-    let rank = 0;
-    for (const { rid } of ridsInIdOrder) {
-      const p = position.get(rid);
-      if (p !== undefined) this.idRank[p] = rank++;
-    }
-  }
-
-  /** Creative titles follow the entity rule (title of the ad with the lowest id). */
-  retitleCreatives(titleOf: (id: string) => string | undefined) {
-    for (const [id, i] of this.dict.creatives) this.names.creativeTitles[i] = titleOf(id) ?? this.names.creativeTitles[i] ?? '';
-  }
-
-  /** The columns in (first_seen, id) order: rows were read in row-id order, ranked by id since. */
-  build(): TrendColumns {
-    const keys = (map: Map<string, number>) => [...map.keys()];
-    const n = this.rid.length;
-    const order = Array.from({ length: n }, (_, i) => i).sort(
-      (a, b) => (this.first[a] ?? 0) - (this.first[b] ?? 0) || (this.idRank[a] ?? 0) - (this.idRank[b] ?? 0),
-    );
-    const pick = (values: number[] | Int32Array) => order.map((i) => values[i] ?? 0);
-    const csr = (off: number[], val: number[]) => {
-      const offsets = [0];
-      const out: number[] = [];
-      for (const i of order) {
-        for (let j = off[i] ?? 0, end = off[i + 1] ?? 0; j < end; j++) out.push(val[j] ?? 0);
-        offsets.push(out.length);
-      }
-      return { offsets: Int32Array.from(offsets), values: Uint16Array.from(out) };
-    };
-    const countries = csr(this.countryOff, this.countryVal);
-    const categories = csr(this.categoryOff, this.categoryVal);
-    return {
-      n,
-      rid: Int32Array.from(pick(this.rid)),
-      activity: Int32Array.from(pick(this.activity)),
-      popularity: Float64Array.from(pick(this.popularity)),
-      impressions: Float64Array.from(pick(this.impressions)),
-      idRank: Int32Array.from(pick(this.idRank)),
-      first: Int32Array.from(pick(this.first)),
-      last: Int32Array.from(pick(this.last)),
-      platform: Uint8Array.from(pick(this.platform)),
-      active: Uint8Array.from(pick(this.active)),
-      advertiser: Int32Array.from(pick(this.advertiser)),
-      webmaster: Int32Array.from(pick(this.webmaster)),
-      app: Int32Array.from(pick(this.app)),
-      creative: Int32Array.from(pick(this.creative)),
-      countryOff: countries.offsets,
-      countryVal: countries.values,
-      categoryOff: categories.offsets,
-      categoryVal: categories.values,
-      dicts: {
-        platforms: keys(this.dict.platforms),
-        countries: keys(this.dict.countries),
-        categories: keys(this.dict.categories),
-        advertiserIds: keys(this.dict.advertisers),
-        webmasterIds: keys(this.dict.webmasters),
-        appIds: keys(this.dict.apps),
-        creativeIds: keys(this.dict.creatives),
-        ...this.names,
-      },
-    };
-  }
-}

@@ -1,40 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type {
-  AdDetail,
-  Advertiser,
-  AdvertiserMatch,
-  Ad,
-  App,
-  AppRow,
-  BreakdownField,
-  Creative,
-  CreativeRow,
-  Domain,
-  DomainRow,
-  Webmaster,
-  WebmasterRow,
-} from '@adintel/contracts';
-import type {
-  ActivityDayData,
-  AdFilter,
-  AdSearchQuery,
-  AdStore,
-  BreakdownResult,
-  CatalogData,
-  CountResult,
-  DateRange,
-  KeysetPage,
-  NameQuery,
-  PagedNameQuery,
-  SortKey,
-  TrendQuery,
-  TrendResult,
-} from '../ad-store.port';
+import type { AdStore } from '../ad-store.port';
 import { BASE_TABLES } from './schema';
-import { SqliteReader } from './sqlite-reader';
-import { WorkerPool, type ReaderMethod } from './worker-pool';
+import { type ReaderMethod, SqliteReader } from './sqlite-reader';
+import { WorkerPool } from './worker-pool';
 
 export interface SqliteStoreOptions {
   /** The database file; created (empty) on first use. */
@@ -50,7 +20,7 @@ export interface SqliteStoreOptions {
 export const sqliteFileIn = (dataDir: string) => join(dataDir, 'ads.sqlite');
 
 /** Creates the file and its tables when missing, so readers can open it read-only. */
-export function ensureSqliteFile(file: string): void {
+function ensureSqliteFile(file: string): void {
   mkdirSync(dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL;');
@@ -81,37 +51,37 @@ export class SqliteStore implements AdStore {
     }
   }
 
-  private call<T>(method: ReaderMethod, ...args: unknown[]): Promise<T> {
-    if (this.pool) return this.pool.call<T>(method, args);
+  /** Runs one reader method in a worker (or in-process); typed by the method, so the port is checked end to end. */
+  private call<M extends ReaderMethod>(method: M, ...args: Parameters<SqliteReader[M]>): Promise<ReturnType<SqliteReader[M]>> {
+    if (this.pool) return this.pool.call(method, args);
     const reader = this.inline as SqliteReader;
     try {
-      return Promise.resolve((reader[method] as (...a: unknown[]) => T).apply(reader, args));
+      const run = reader[method] as (...a: Parameters<SqliteReader[M]>) => ReturnType<SqliteReader[M]>;
+      return Promise.resolve(run.apply(reader, args));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
-  ping = () => this.call<void>('ping');
-  searchAds = (query: AdSearchQuery) => this.call<KeysetPage<Ad>>('searchAds', query);
-  countAds = (filter: AdFilter, exactUpTo: number) => this.call<CountResult>('countAds', filter, exactUpTo);
-  getAd = (id: string) => this.call<AdDetail | null>('getAd', id);
-  breakdown = (filter: AdFilter, field: BreakdownField, limit: number) =>
-    this.call<BreakdownResult>('breakdown', filter, field, limit);
-  trends = (query: TrendQuery) => this.call<TrendResult>('trends', query);
-  searchAdvertisers = (query: NameQuery) => this.call<AdvertiserMatch[]>('searchAdvertisers', query);
-  getAdvertiser = (id: string) => this.call<Advertiser | null>('getAdvertiser', id);
-  advertiserActivity = (id: string, range: DateRange) => this.call<ActivityDayData[] | null>('advertiserActivity', id, range);
-  searchWebmasters = (query: PagedNameQuery) => this.call<KeysetPage<WebmasterRow>>('searchWebmasters', query);
-  getWebmaster = (id: string) => this.call<Webmaster | null>('getWebmaster', id);
-  webmasterAdvertisers = (id: string, page: { limit: number; after?: SortKey }) =>
-    this.call<KeysetPage<AdvertiserMatch> | null>('webmasterAdvertisers', id, page);
-  searchCreatives = (query: PagedNameQuery) => this.call<KeysetPage<CreativeRow>>('searchCreatives', query);
-  getCreative = (id: string) => this.call<Creative | null>('getCreative', id);
-  searchDomains = (query: PagedNameQuery) => this.call<KeysetPage<DomainRow>>('searchDomains', query);
-  getDomain = (domain: string) => this.call<Domain | null>('getDomain', domain);
-  searchApps = (query: PagedNameQuery) => this.call<KeysetPage<AppRow>>('searchApps', query);
-  getApp = (id: string) => this.call<App | null>('getApp', id);
-  catalog = () => this.call<CatalogData>('catalog');
+  ping: AdStore['ping'] = () => this.call('ping');
+  searchAds: AdStore['searchAds'] = (query) => this.call('searchAds', query);
+  countAds: AdStore['countAds'] = (filter, exactUpTo) => this.call('countAds', filter, exactUpTo);
+  getAd: AdStore['getAd'] = (id) => this.call('getAd', id);
+  breakdown: AdStore['breakdown'] = (filter, field, limit) => this.call('breakdown', filter, field, limit);
+  trends: AdStore['trends'] = (query) => this.call('trends', query);
+  searchAdvertisers: AdStore['searchAdvertisers'] = (query) => this.call('searchAdvertisers', query);
+  getAdvertiser: AdStore['getAdvertiser'] = (id) => this.call('getAdvertiser', id);
+  advertiserActivity: AdStore['advertiserActivity'] = (id, range) => this.call('advertiserActivity', id, range);
+  searchWebmasters: AdStore['searchWebmasters'] = (query) => this.call('searchWebmasters', query);
+  getWebmaster: AdStore['getWebmaster'] = (id) => this.call('getWebmaster', id);
+  webmasterAdvertisers: AdStore['webmasterAdvertisers'] = (id, page) => this.call('webmasterAdvertisers', id, page);
+  searchCreatives: AdStore['searchCreatives'] = (query) => this.call('searchCreatives', query);
+  getCreative: AdStore['getCreative'] = (id) => this.call('getCreative', id);
+  searchDomains: AdStore['searchDomains'] = (query) => this.call('searchDomains', query);
+  getDomain: AdStore['getDomain'] = (domain) => this.call('getDomain', domain);
+  searchApps: AdStore['searchApps'] = (query) => this.call('searchApps', query);
+  getApp: AdStore['getApp'] = (id) => this.call('getApp', id);
+  catalog: AdStore['catalog'] = () => this.call('catalog');
 
   async close(): Promise<void> {
     await this.pool?.close();

@@ -1,11 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
-import type { SqliteReader } from './sqlite-reader';
-
-/** The reader methods a worker serves. */
-export type ReaderMethod = {
-  [K in keyof SqliteReader]: SqliteReader[K] extends (...args: never[]) => unknown ? K : never;
-}[keyof SqliteReader];
+import type { ReaderMethod, SqliteReader } from './sqlite-reader';
 
 export interface WorkerRequest {
   id: number;
@@ -43,11 +38,12 @@ export class WorkerPool {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
-  call<T>(method: ReaderMethod, args: unknown[]): Promise<T> {
+  /** Runs `method` of the reader in a worker; the reply is what that method returned there. */
+  call<M extends ReaderMethod>(method: M, args: Parameters<SqliteReader[M]>): Promise<ReturnType<SqliteReader[M]>> {
     if (this.closed) return Promise.reject(new Error('the query worker pool is closed'));
     const slot = this.slots.reduce((best, s) => (s.pending.size < best.pending.size ? s : best));
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<ReturnType<SqliteReader[M]>>((resolve, reject) => {
       slot.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       slot.worker.postMessage({ id, method, args } satisfies WorkerRequest);
     });

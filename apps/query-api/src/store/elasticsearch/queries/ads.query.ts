@@ -70,7 +70,8 @@ export function adsPageFrom(response: estypes.SearchResponse<Partial<AdDocument>
 /**
  * `track_total_hits` counts exactly up to its bound, then stops (relation `gte`). The bound is one above
  * `exactUpTo`, so exactly `exactUpTo` matches still read as exact, and anything above it is an estimate,
- * whatever relation the cluster reports at the bound itself.
+ * whatever relation the cluster reports at the bound itself. An estimate reads as `exactUpTo`, as the SQLite
+ * engine reports it (CountResult in ad-store.port.ts; the contract suite pins both).
  */
 export function countAdsRequest(index: string, filter: AdFilter, exactUpTo: number): estypes.SearchRequest {
   return { index, ...TOLERATE_NO_INDEX, query: adFilterQuery(filter), size: 0, track_total_hits: exactUpTo + 1 };
@@ -80,7 +81,7 @@ export function countFrom(response: estypes.SearchResponse, exactUpTo: number): 
   const total = response.hits.total;
   const value = total === undefined ? 0 : typeof total === 'number' ? total : total.value;
   const atLeast = typeof total === 'object' && total.relation === 'gte';
-  return { total: value, estimated: atLeast || value > exactUpTo };
+  return atLeast || value > exactUpTo ? { total: exactUpTo, estimated: true } : { total: value, estimated: false };
 }
 
 /** The ad with this id, with what get_ad adds (media, names). Searched on the alias: the month is unknown. */
@@ -114,7 +115,7 @@ export function adDetailFrom(
   };
 }
 
-export const BREAKDOWN_SOURCE_FIELD: Record<BreakdownField, string> = {
+const BREAKDOWN_SOURCE_FIELD: Record<BreakdownField, string> = {
   country: 'countries',
   platform: 'platform_name',
   category: 'categories',

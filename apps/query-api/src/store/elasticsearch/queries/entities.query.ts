@@ -93,7 +93,7 @@ export function activityFrom(range: DateRange, response: estypes.SearchResponse)
   return daysOf(range).map((date) => ({ date, new_ads: created.get(date) ?? 0, active_ads: active.get(date) ?? 0 }));
 }
 
-export const CATALOG_MAX_VALUES = 1_000;
+const CATALOG_MAX_VALUES = 1_000;
 
 export function catalogRequest(index: string): estypes.SearchRequest {
   const values = (field: string): estypes.AggregationsAggregationContainer => ({

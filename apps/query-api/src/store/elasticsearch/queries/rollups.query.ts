@@ -15,7 +15,7 @@ import type {
 } from '@adintel/contracts';
 import type { AdDocument } from '../ad-document';
 import type { EntityKind } from '../index-names';
-import { nameSuffixes } from '../words';
+import { nameSuffixes } from '../../text';
 import type { EntityDocument } from './entities.query';
 import { DISTINCT } from './trends.query';
 import { type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, topSources, type TopHitsAgg, type ValueAgg } from './responses';
@@ -26,7 +26,7 @@ import { type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, to
  * the sub-aggregations its record needs. In production the same job can run as an Elasticsearch
  * transform; here it runs from the ingest command so both engines stay in step.
  */
-export const ROLLUP_PAGE_SIZE = 250;
+const ROLLUP_PAGE_SIZE = 250;
 
 type Agg = estypes.AggregationsAggregationContainer;
 const top = (field: string, size: number): Agg => ({ terms: { field, size, order: termsOrder } });
@@ -43,7 +43,7 @@ const active: Agg = { filter: { term: { status_today: 'active' } } };
 const firstSeen: Agg = { min: { field: 'first_seen_date', format: 'yyyy-MM-dd' } };
 const lastSeen: Agg = { max: { field: 'last_seen_date', format: 'yyyy-MM-dd' } };
 
-export const ROLLUP_KEY: Record<EntityKind, string> = {
+const ROLLUP_KEY: Record<EntityKind, string> = {
   advertisers: 'advertiser_id',
   webmasters: 'webmaster_id',
   creatives: 'creative_id',

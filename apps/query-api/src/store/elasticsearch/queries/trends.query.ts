@@ -28,7 +28,7 @@ const top = (field: string, size: number): estypes.AggregationsAggregationContai
 export type RankedDimension = 'geo' | 'advertisers/cards' | 'webmasters' | 'apps';
 
 /** The ranked dimensions: which ad field is the row key, and what each row carries. */
-export const RANKED_DIMENSIONS: Record<RankedDimension, { field: string; aggs: Aggs }> = {
+const RANKED_DIMENSIONS: Record<RankedDimension, { field: string; aggs: Aggs }> = {
   geo: {
     field: 'countries',
     aggs: { advertisers: distinct('advertiser_id'), top_categories: top('categories', 3) },
@@ -248,7 +248,7 @@ export function timelineFrom(query: TrendQuery, response: estypes.SearchResponse
   return { totalAds: inWindow?.doc_count ?? 0, rows };
 }
 
-export const SCALING_PAGE_SIZE = 5_000;
+const SCALING_PAGE_SIZE = 5_000;
 
 /**
  * Scaling creatives rank by growth (window ads - previous ads), which no terms ordering can express

@@ -6,8 +6,8 @@
  */
 import type { estypes } from '@elastic/elasticsearch';
 import { AD_SORTS, BREAKDOWN_FIELDS } from '@adintel/contracts';
-import type { AdSearchQuery, TrendQuery } from '../../ad-store.port';
-import { adFilterQuery, trendFilterQuery } from './ad-filter.query';
+import type { AdSearchQuery, TrendQuery } from '../../../../src/store/ad-store.port';
+import { adFilterQuery, trendFilterQuery } from '../../../../src/store/elasticsearch/queries/ad-filter.query';
 import {
   AD_SORT_FIELD,
   adsPageFrom,
@@ -16,7 +16,7 @@ import {
   countAdsRequest,
   countFrom,
   searchAdsRequest,
-} from './ads.query';
+} from '../../../../src/store/elasticsearch/queries/ads.query';
 import {
   byGrowth,
   daysOf,
@@ -27,13 +27,13 @@ import {
   scalingPageRequest,
   timelineFrom,
   timelineRequest,
-} from './trends.query';
-import { activityFrom, catalogFrom, entityPageFrom, nameSearchRequest, webmasterAdvertisersRequest } from './entities.query';
-import { entityDocumentFrom, type RollupBucket } from './rollups.query';
-import { landingDomainSuffixes } from '../domain-suffixes';
-import { nameSuffixes } from '../words';
-import { indexNames } from '../index-names';
-import { indexTemplates } from '../mappings';
+} from '../../../../src/store/elasticsearch/queries/trends.query';
+import { activityFrom, catalogFrom, entityPageFrom, nameSearchRequest, webmasterAdvertisersRequest } from '../../../../src/store/elasticsearch/queries/entities.query';
+import { entityDocumentFrom, type RollupBucket } from '../../../../src/store/elasticsearch/queries/rollups.query';
+import { landingDomainSuffixes } from '../../../../src/store/elasticsearch/domain-suffixes';
+import { nameSuffixes } from '../../../../src/store/text';
+import { indexNames } from '../../../../src/store/elasticsearch/index-names';
+import { indexTemplates } from '../../../../src/store/elasticsearch/mappings';
 
 const ADS = 'test-ads';
 const response = (partial: Record<string, unknown>) =>
@@ -191,8 +191,8 @@ describe('count_ads', () => {
 
   it('reads relation gte, or more than the bound, as an estimate', () => {
     const count = (value: number, relation: 'eq' | 'gte') => countFrom(response({ hits: { total: { value, relation }, hits: [] } }), 10_000);
-    expect(count(10_001, 'gte')).toEqual({ total: 10_001, estimated: true });
-    expect(count(10_001, 'eq')).toEqual({ total: 10_001, estimated: true });
+    expect(count(10_001, 'gte')).toEqual({ total: 10_000, estimated: true });
+    expect(count(10_001, 'eq')).toEqual({ total: 10_000, estimated: true });
     expect(count(10_000, 'eq')).toEqual({ total: 10_000, estimated: false });
     expect(count(42, 'eq')).toEqual({ total: 42, estimated: false });
   });

@@ -4,7 +4,7 @@
  * Elasticsearch adapter against a real cluster when ES_URL is set.
  */
 import { AD_SORTS, SORT_ORDERS, type Ad, type AdSort, type SortOrder } from '@adintel/contracts';
-import type { AdFilter, AdRecord, AdStore, SortKey } from './ad-store.port';
+import type { AdFilter, AdRecord, AdStore, SortKey } from '../../src/store/ad-store.port';
 import { FIXTURE_RECORDS } from './store-fixture';
 
 export interface StoreUnderTest {
@@ -136,9 +136,39 @@ export function describeStoreContract(engine: string, load: LoadStore): void {
       it('counts exactly up to the threshold, then reports an estimate', async () => {
         expect(await store.countAds({ advertiserId: 'adv_bet' }, 10)).toEqual({ total: 3, estimated: false });
         expect(await store.countAds({}, 10)).toEqual({ total: 10, estimated: false });
-        const over = await store.countAds({}, 4);
-        expect(over.estimated).toBe(true);
-        expect(over.total).toBeGreaterThanOrEqual(4);
+        expect(await store.countAds({}, 4)).toEqual({ total: 4, estimated: true });
+      });
+
+      it('counts what each filter selects, and stops at the bound whatever drives the count', async () => {
+        const cases: [AdFilter, number][] = [
+          [{ landingDomain: 'example.com' }, 4],
+          [{ words: ['shoes'] }, 2],
+          [{ words: ['casino', 'cashback'] }, 1],
+          [{ words: ['casino', 'football'] }, 0],
+          [{ country: 'CA' }, 2],
+          [{ platforms: ['tiktok'] }, 3],
+          [{ categories: ['mobile_games', 'finance_and_banking'] }, 4],
+          [{ status: 'active' }, 6],
+          [{ advertiserId: 'adv_bet' }, 3],
+          [{ webmasterId: 'wm_alpha' }, 3],
+          [{ appId: 'app_spin' }, 2],
+          [{ creativeId: 'cr_2' }, 2],
+          [{ advertiserId: 'adv_bet', country: 'IE' }, 1],
+          [{ country: 'ZZ' }, 0],
+          [{ dateFrom: '2026-01-07', dateTo: '2026-01-09' }, 2],
+          [{ dateFrom: '2026-01-31', status: 'active' }, 6],
+          [{ words: ['shoes'], country: 'US' }, await search({ words: ['shoes'], country: 'US' }).then((r) => r.length)],
+          [{ country: 'GB', categories: ['gambling_and_betting'] }, 3],
+          [{ country: 'US', categories: ['mobile_games'] }, await search({ country: 'US', categories: ['mobile_games'] }).then((r) => r.length)],
+        ];
+        for (const [filter, total] of cases) {
+          expect({ filter, count: await store.countAds(filter, 10) }).toEqual({ filter, count: { total, estimated: false } });
+          expect(await search(filter)).toHaveLength(total);
+          if (total > 1) {
+            expect({ filter, count: await store.countAds(filter, total - 1) }).toEqual({ filter, count: { total: total - 1, estimated: true } });
+            expect(await store.countAds(filter, total)).toEqual({ total, estimated: false });
+          }
+        }
       });
 
       it('breaks matching ads down by a field', async () => {

@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describeStoreContract } from '../store.contract';
-import { ElasticsearchAdStore } from './elasticsearch-ad-store';
-import { ElasticsearchAdStoreWriter } from './elasticsearch-ad-store-writer';
-import { createElasticsearchClient, elasticsearchSettingsFrom } from './es-client';
-import { indexNames } from './index-names';
-import { indexTemplates } from './mappings';
+import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
+import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
+import { createElasticsearchClient, elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
+import { indexNames } from '../../../src/store/elasticsearch/index-names';
+import { indexTemplates } from '../../../src/store/elasticsearch/mappings';
 
 const esUrl = process.env['ES_URL'];
 

@@ -1,7 +1,7 @@
 import { Trends } from '@adintel/contracts';
-import type { DataWindowService } from '../paging/data-window.service';
-import type { AdStore, TrendQuery, TrendResult } from '../store/ad-store.port';
-import { previousWindow, TrendsService } from './trends.service';
+import type { DataWindowService } from '../../src/paging/data-window.service';
+import type { AdStore, TrendQuery, TrendResult } from '../../src/store/ad-store.port';
+import { previousWindow, TrendsService } from '../../src/trends/trends.service';
 
 /** The store is replaced by a recording fake; the maths under test is the service's. */
 function serviceWith(result: TrendResult) {

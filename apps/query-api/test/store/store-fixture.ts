@@ -1,5 +1,5 @@
-import { toAdRecord, type AdLine } from '../ingest/ad-line';
-import type { AdRecord } from './ad-store.port';
+import { toAdRecord, type AdLine } from '../../src/ingest/ad-line';
+import type { AdRecord } from '../../src/store/ad-store.port';
 
 /**
  * The small deterministic data set the contract suite runs on. Dates span 2026-01-01..2026-01-31;
@@ -199,4 +199,3 @@ export const FIXTURE_LINES: AdLine[] = [
 ];
 
 export const FIXTURE_RECORDS: AdRecord[] = FIXTURE_LINES.map(toAdRecord);
-export const FIXTURE_TODAY = '2026-01-31';

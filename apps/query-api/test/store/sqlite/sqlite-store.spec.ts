@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AdRecord } from '../ad-store.port';
+import type { AdRecord } from '../../../src/store/ad-store.port';
 import { describeStoreContract } from '../store.contract';
-import { DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from './rollups';
-import { SqliteStore } from './sqlite-store';
-import { SqliteWriter } from './sqlite-writer';
+import { DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from '../../../src/store/sqlite/rollups';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
+import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 
 const loadSqlite = (options: { columnarAboveCost?: number } = {}, rollups: RollupOptions = DEFAULT_ROLLUP_OPTIONS) => async (records: AdRecord[]) => {
   const dir = mkdtempSync(join(tmpdir(), 'query-sqlite-'));

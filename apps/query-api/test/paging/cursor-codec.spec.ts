@@ -1,5 +1,5 @@
 import { ServiceError } from '@adintel/transport';
-import { CURSOR_TTL_MS, CursorCodec } from './cursor-codec';
+import { CURSOR_TTL_MS, CursorCodec } from '../../src/paging/cursor-codec';
 
 describe('CursorCodec', () => {
   let now = 1_000_000;

@@ -7,10 +7,10 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import Mock from '@elastic/elasticsearch-mock';
 import { ServiceError } from '@adintel/transport';
-import type { AdRecord } from '../ad-store.port';
-import { ElasticsearchAdStore } from './elasticsearch-ad-store';
-import { ElasticsearchAdStoreWriter } from './elasticsearch-ad-store-writer';
-import { elasticsearchSettingsFrom } from './es-client';
+import type { AdRecord } from '../../../src/store/ad-store.port';
+import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
+import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
+import { elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
 
 const mock = new Mock();
 const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
@@ -73,7 +73,7 @@ describe('ElasticsearchAdStore over the mock transport', () => {
       expect(params.body).toMatchObject({ size: 0, track_total_hits: 10_001 });
       return { hits: { total: { value: 10_001, relation: 'gte' }, hits: [] } };
     });
-    await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_001, estimated: true });
+    await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_000, estimated: true });
   });
 
   it('gets one ad with media and the merged advertiser\'s platforms', async () => {

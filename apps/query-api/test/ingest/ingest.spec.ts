@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AdRecord, AdStoreWriter, WriteResult } from '../store/ad-store.port';
+import type { AdRecord, AdStoreWriter, WriteResult } from '../../src/store/ad-store.port';
 import { FIXTURE_LINES } from '../store/store-fixture';
-import { generateDemoAds } from './demo-generator';
-import { ingestFile, parseAdLine } from './ingest';
+import { generateDemoAds } from '../../src/ingest/demo-generator';
+import { ingestFile, parseAdLine } from '../../src/ingest/ingest';
 
 class RecordingWriter implements AdStoreWriter {
   readonly written: AdRecord[] = [];

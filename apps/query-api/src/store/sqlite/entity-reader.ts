@@ -1,0 +1,198 @@
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type {
+  AdDetail,
+  Advertiser,
+  AdvertiserMatch,
+  App,
+  AppRow,
+  Creative,
+  CreativeRow,
+  Domain,
+  DomainRow,
+  Webmaster,
+  WebmasterRow,
+} from '@adintel/contracts';
+import type { ActivityDayData, CatalogData, DateRange, KeysetPage, NameQuery, PagedNameQuery, SortKey } from '../ad-store.port';
+import { dayNumber, isoDate } from '../text';
+import type { GenerationCache } from './generation-cache';
+
+type EntityKind = 'advertiser' | 'webmaster' | 'creative' | 'domain' | 'app';
+
+/** Upper bound of a prefix range on TEXT (U+10FFFF sorts after every character). */
+const PREFIX_END = '\u{10FFFF}';
+
+/** Above this many name matches, walking entities by volume beats sorting the matches. */
+const MANY_NAME_MATCHES = 2_000;
+
+/** Reads of the entity records finish() computes (advertisers, webmasters, creatives, domains, apps) and the catalog. */
+export class EntityReader {
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly cache: GenerationCache,
+  ) {}
+
+  searchAdvertisers(query: NameQuery): AdvertiserMatch[] {
+    return this.searchEntities<AdvertiserMatch>('advertiser', query).rows;
+  }
+
+  getAdvertiser(id: string): Advertiser | null {
+    return this.entity<Advertiser>('advertiser', id, 'full_doc');
+  }
+
+  advertiserActivity(id: string, range: DateRange): ActivityDayData[] | null {
+    if (!this.entity('advertiser', id, 'row_doc')) return null;
+    const from = dayNumber(range.from);
+    const to = dayNumber(range.to);
+    const days = to - from + 1;
+    const diff = new Int32Array(days + 1);
+    const fresh = new Int32Array(days);
+    const ads = this.db
+      .prepare('SELECT first_seen, last_seen FROM ads WHERE advertiser_id = ? AND first_seen <= ? AND last_seen >= ?')
+      .all(id, range.to, range.from) as { first_seen: string; last_seen: string }[];
+    for (const ad of ads) {
+      const f = dayNumber(ad.first_seen);
+      const l = dayNumber(ad.last_seen);
+      diff[Math.max(f, from) - from] = (diff[Math.max(f, from) - from] ?? 0) + 1;
+      diff[Math.min(l, to) - from + 1] = (diff[Math.min(l, to) - from + 1] ?? 0) - 1;
+      if (f >= from) fresh[f - from] = (fresh[f - from] ?? 0) + 1;
+    }
+    const out: ActivityDayData[] = [];
+    let active = 0;
+    for (let d = 0; d < days; d++) {
+      active += diff[d] ?? 0;
+      out.push({ date: isoDate(from + d), new_ads: fresh[d] ?? 0, active_ads: active });
+    }
+    return out;
+  }
+
+  searchWebmasters(query: PagedNameQuery): KeysetPage<WebmasterRow> {
+    return this.searchEntities<WebmasterRow>('webmaster', query);
+  }
+
+  getWebmaster(id: string): Webmaster | null {
+    return this.entity<Webmaster>('webmaster', id, 'full_doc');
+  }
+
+  webmasterAdvertisers(id: string, page: { limit: number; after?: SortKey }): KeysetPage<AdvertiserMatch> | null {
+    if (!this.entity('webmaster', id, 'row_doc')) return null;
+    const params: SQLInputValue[] = [id];
+    let sql = `SELECT e.row_doc AS doc, e.ads_total AS total, e.id AS id FROM webmaster_advertisers w
+      JOIN entities e ON e.kind = 'advertiser' AND e.id = w.advertiser_id WHERE w.webmaster_id = ?`;
+    if (page.after) {
+      sql += ' AND (e.ads_total < ? OR (e.ads_total = ? AND e.id > ?))';
+      params.push(page.after.value, page.after.value, page.after.id);
+    }
+    sql += ' ORDER BY e.ads_total DESC, e.id ASC LIMIT ?';
+    params.push(page.limit + 1);
+    return keysetOf<AdvertiserMatch>(this.db.prepare(sql).all(...params) as EntityHit[], page.limit);
+  }
+
+  searchCreatives(query: PagedNameQuery): KeysetPage<CreativeRow> {
+    return this.searchEntities<CreativeRow>('creative', query);
+  }
+
+  getCreative(id: string): Creative | null {
+    const row = this.entity<CreativeRow>('creative', id, 'row_doc');
+    if (!row) return null;
+    const first = this.db
+      .prepare('SELECT d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id LIMIT 1')
+      .get(id) as
+      | { doc: string }
+      | undefined;
+    const countries = this.db
+      .prepare(
+        `SELECT j.value AS key, count(*) AS n FROM ads JOIN ad_countries j ON j.rid = ads.rid
+         WHERE ads.creative_id = ? GROUP BY j.value ORDER BY n DESC, key ASC`,
+      )
+      .all(id) as { key: string }[];
+    const advertisers = this.db
+      .prepare(
+        `SELECT advertiser_id AS key, count(*) AS n FROM ads WHERE creative_id = ?
+         GROUP BY advertiser_id ORDER BY n DESC, key ASC LIMIT 20`,
+      )
+      .all(id) as { key: string }[];
+    const samples = this.db
+      .prepare('SELECT id FROM ads WHERE creative_id = ? ORDER BY first_seen DESC, id DESC LIMIT 5')
+      .all(id) as { id: string }[];
+    return {
+      ...row,
+      media: first ? (JSON.parse(first.doc) as StoredDoc).media : [],
+      countries: countries.map((c) => c.key),
+      advertiser_ids: advertisers.map((a) => a.key),
+      sample_ad_ids: samples.map((s) => s.id),
+    };
+  }
+
+  searchDomains(query: PagedNameQuery): KeysetPage<DomainRow> {
+    return this.searchEntities<DomainRow>('domain', query);
+  }
+
+  getDomain(domain: string): Domain | null {
+    return this.entity<Domain>('domain', domain, 'full_doc');
+  }
+
+  searchApps(query: PagedNameQuery): KeysetPage<AppRow> {
+    return this.searchEntities<AppRow>('app', query);
+  }
+
+  getApp(id: string): App | null {
+    return this.entity<App>('app', id, 'full_doc');
+  }
+
+  catalog(): CatalogData {
+    return this.cache.get('catalog', () => {
+      const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'catalog'").get() as { value: string } | undefined;
+      return stored
+        ? (JSON.parse(stored.value) as CatalogData)
+        : { countries: [], categories: [], languages: [], firstSeenDate: null, lastSeenDate: null };
+    });
+  }
+
+  entity<T>(kind: EntityKind, id: string, column: 'row_doc' | 'full_doc'): T | null {
+    const row = this.db.prepare(`SELECT ${column} AS doc FROM entities WHERE kind = ? AND id = ?`).get(kind, id) as
+      | { doc: string }
+      | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  private searchEntities<T>(kind: EntityKind, query: PagedNameQuery): KeysetPage<T> {
+    const params: SQLInputValue[] = [kind];
+    let sql = 'SELECT row_doc AS doc, ads_total AS total, id FROM entities WHERE kind = ?';
+    if (query.q) {
+      // Few matches: collect them and sort. Many (a common word): walk the entities by volume and probe each.
+      const range = [kind, query.q, `${query.q}${PREFIX_END}`];
+      const { n } = this.db
+        .prepare('SELECT count(*) AS n FROM (SELECT 1 FROM name_index WHERE kind = ? AND suffix >= ? AND suffix < ? LIMIT ?)')
+        .get(...range, MANY_NAME_MATCHES) as { n: number };
+      if (n < MANY_NAME_MATCHES) {
+        sql += ' AND id IN (SELECT id FROM name_index WHERE kind = ? AND suffix >= ? AND suffix < ?)';
+      } else {
+        sql = sql.replace('FROM entities', 'FROM entities INDEXED BY entities_by_volume');
+        sql += ' AND EXISTS (SELECT 1 FROM name_index n WHERE n.kind = ? AND n.id = entities.id AND n.suffix >= ? AND n.suffix < ?)';
+      }
+      params.push(...range);
+    }
+    if (query.after) {
+      sql += ' AND (ads_total < ? OR (ads_total = ? AND id > ?))';
+      params.push(query.after.value, query.after.value, query.after.id);
+    }
+    sql += ' ORDER BY ads_total DESC, id ASC LIMIT ?';
+    params.push(query.limit + 1);
+    return keysetOf<T>(this.db.prepare(sql).all(...params) as EntityHit[], query.limit);
+  }
+}
+
+type EntityHit = { doc: string; total: number; id: string };
+
+function keysetOf<T>(rows: EntityHit[], limit: number): KeysetPage<T> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    rows: page.map((r) => JSON.parse(r.doc) as T),
+    hasMore: rows.length > limit,
+    lastKey: last ? { value: last.total, id: last.id } : null,
+  };
+}
+
+/** What the ad documents carry beside the Ad (get_creative reads the media of its first ad). */
+type StoredDoc = { media: AdDetail['media'] };
