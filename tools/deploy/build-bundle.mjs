@@ -2,6 +2,7 @@
 // The production bundle every image is made from (docker/Dockerfile runs this script; so does the bundle test):
 //   apps/<app>/          `nx build` output of the four apps (production configuration)
 //   edge/                the public front door (tools/dev-stack) for the compose edge
+//   libs/mcp-views/      the built MCP Apps views the gateway serves (MCP_VIEWS_DIR, set by docker/Dockerfile)
 //   package.json         the workspace's runtime `dependencies` only
 //   package-lock.json    the workspace lockfile pruned to what those need (entries marked `dev` dropped), so
 //                        `npm ci --omit=dev` installs exactly the versions the tests ran against
@@ -20,6 +21,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const APPS = Object.keys(APP_PORTS);
 /** Files of tools/dev-stack the edge needs at run time. */
 const EDGE_FILES = ['routes.mjs', 'front-door.mjs', 'edge.mjs'];
+/** Where the bundle keeps the gateway's built views, relative to its root (the apps' working directory). */
+export const BUNDLE_VIEWS_DIR = 'libs/mcp-views';
 
 /** The workspace's lockfile reduced to the runtime dependency tree of `manifest`. */
 export function pruneLockfile(lock, manifest) {
@@ -67,6 +70,9 @@ export function buildBundle({ out, skipBuild = false, linkModules = false }) {
     if (!existsSync(join(built, 'main.js'))) throw new Error(`${built}/main.js is missing: the build did not produce ${app}`);
     cpSync(built, join(out, 'apps', app), { recursive: true });
   }
+  const views = join(root, 'dist/libs/mcp-views');
+  if (!existsSync(views)) throw new Error(`${views} is missing: the gateway build did not build its views`);
+  cpSync(views, join(out, BUNDLE_VIEWS_DIR), { recursive: true });
   for (const file of EDGE_FILES) cpSync(join(root, 'tools/dev-stack', file), join(out, 'edge', file));
   const manifest = runtimeManifest(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')));
   const lock = pruneLockfile(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')), manifest);

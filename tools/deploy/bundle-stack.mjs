@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { APP_PORTS } from '../dev-stack/routes.mjs';
+import { BUNDLE_VIEWS_DIR } from './build-bundle.mjs';
 import { ROOT } from './manifests.mjs';
 import { answers, freePort, startProcess, startRedis } from './processes.mjs';
 
@@ -57,7 +58,7 @@ export async function startBundleStack({ ads = 2_000, extraEnv = {} } = {}) {
     const jwksFile = join(work, 'jwks.json'); // as the adintel-auth-keys Secret is mounted
     writeFileSync(jwksFile, JSON.stringify({ keys: [signingKey] }), { mode: 0o600 });
     // Only what a container would have: no inherited NODE_OPTIONS, NODE_PATH or workspace variables.
-    const common = { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_BASE_URL: edgeUrl, REDIS_URL: redis.url, TRANSPORT_URL: redis.url };
+    const common = { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_BASE_URL: edgeUrl, REDIS_URL: redis.url, TRANSPORT_URL: redis.url, MCP_VIEWS_DIR: BUNDLE_VIEWS_DIR };
     const env = {
       'auth-server': { AUTH_JWKS_FILE: jwksFile, AUTH_COOKIE_KEYS: randomBytes(32).toString('base64url'), DATA_DIR: join(work, 'auth') },
       'mcp-gateway': { AUTH_JWKS_URL: `${urls['auth-server']}/oauth2/jwks` },
