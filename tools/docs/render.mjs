@@ -54,6 +54,8 @@ function defaultText(schema) {
   for (const s of layers(schema)) {
     if (s.def.type === 'default' || s.def.type === 'prefault') {
       const value = typeof s.def.defaultValue === 'function' ? s.def.defaultValue() : s.def.defaultValue;
+      // A list variable is written as the comma-separated string the environment holds.
+      if (Array.isArray(value)) return code(value.join(','));
       return code(typeof value === 'string' ? value : JSON.stringify(value));
     }
   }
