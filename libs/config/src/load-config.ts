@@ -34,6 +34,10 @@ export const baseConfigShape = {
     .transform((url) => url.replace(/\/+$/, ''))
     .describe('the one public origin; issuer and token audience derive from it'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  TRANSPORT_URL: z
+    .url({ protocol: /^rediss?$/ })
+    .optional()
+    .describe('the Redis that carries messages between the services (Redis Streams); unset: REDIS_URL'),
   TRANSPORT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 };

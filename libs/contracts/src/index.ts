@@ -1,5 +1,6 @@
 export * from './vocabulary';
 export * from './errors';
+export * from './service-error';
 export * from './tool-args';
 export * from './resources/common';
 export * from './resources/ad';

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis } from '@adintel/redis';
 import { startPrivateRedis } from './private-redis';
 
 describe('startPrivateRedis', () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
+import { Redis } from '@adintel/redis';
 import { freePort } from './app-process';
 
 export interface PrivateRedis {

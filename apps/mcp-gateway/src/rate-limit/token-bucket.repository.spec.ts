@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { ServiceError } from '@adintel/transport';
+import { Redis } from '@adintel/redis';
+import { ServiceError } from '@adintel/contracts';
 import { TEST_REDIS_URL } from '../testing/gateway-harness';
 import { TokenBucketRepository } from './token-bucket.repository';
 import { RateLimiterService } from './rate-limiter.service';

@@ -1,5 +1,4 @@
-import { MeteringMessages, QueryMessages } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { MeteringMessages, QueryMessages, ServiceError } from '@adintel/contracts';
 import { TestIssuer } from '../testing/test-issuer';
 import { fakeMetering, fakeQuery, TRIAL_TOKENS } from '../testing/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../testing/gateway-harness';

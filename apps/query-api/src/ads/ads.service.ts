@@ -10,7 +10,7 @@ import type {
   SearchAdsArgs,
 } from '@adintel/contracts';
 import { findTool, worstCaseCost } from '@adintel/tool-catalogue';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { categoryLabel, countryLabel } from '../catalog/labels';
 import { CursorCodec } from '../paging/cursor-codec';
 import { DataWindowService } from '../paging/data-window.service';

@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@adintel/config';
 import { HealthModule } from '@adintel/observability';
+import { TransportReadinessModule } from '@adintel/transport';
 import { AdsModule } from '../ads/ads.module';
 import { AdvertisersModule } from '../advertisers/advertisers.module';
 import { AppsModule } from '../apps/apps.module';
@@ -15,7 +16,7 @@ import { WebmastersModule } from '../webmasters/webmasters.module';
 import { Readiness } from './readiness';
 
 @Global()
-@Module({ providers: [Readiness], exports: [Readiness] })
+@Module({ imports: [TransportReadinessModule.register()], providers: [Readiness], exports: [Readiness] })
 class ReadinessModule {}
 
 @Module({})

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { SortKey } from '../store/ad-store.port';
 
 /** Cursors older than this are stale: the data behind a page moves on. */

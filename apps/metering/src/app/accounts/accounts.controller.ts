@@ -1,7 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
 import { MeteringMessages } from '@adintel/contracts';
-import { HandleMessage } from '@adintel/transport';
+import { HandleEvent, HandleMessage, Payload } from '@adintel/transport';
 import type { Received } from '../message-types';
 import { AccountsService } from './accounts.service';
 
@@ -9,7 +8,7 @@ import { AccountsService } from './accounts.service';
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
-  @HandleMessage(MeteringMessages.agentRegistered)
+  @HandleEvent(MeteringMessages.agentRegistered)
   agentRegistered(@Payload() request: Received<typeof MeteringMessages.agentRegistered>) {
     return this.accounts.registerAgent(request.agent_id, request.client_name);
   }

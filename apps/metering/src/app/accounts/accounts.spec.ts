@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceError } from '@adintel/transport';
+import { type ServiceError } from '@adintel/contracts';
 import { dropPrefix, FakeClock, rejectionOf, startMetering, testConfig, type Metering } from '../../testing/metering-harness';
 
 const PRO = 40_000;

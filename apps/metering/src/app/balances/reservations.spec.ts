@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { dropPrefix, FakeClock, rejectionOf, startMetering, testConfig, type Metering } from '../../testing/metering-harness';
 
 const TRIAL = 500;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageEvent } from '@adintel/contracts';
-import type { ServiceError } from '@adintel/transport';
+import { type ServiceError } from '@adintel/contracts';
 import { dropPrefix, FakeClock, rejectionOf, startMetering, testConfig, type Metering } from '../../testing/metering-harness';
 
 describe('the usage ledger against a real Redis', () => {

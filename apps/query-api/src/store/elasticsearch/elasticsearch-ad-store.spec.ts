@@ -6,7 +6,7 @@
  */
 import { Client, errors } from '@elastic/elasticsearch';
 import Mock from '@elastic/elasticsearch-mock';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { AdRecord } from '../ad-store.port';
 import { ElasticsearchAdStore } from './elasticsearch-ad-store';
 import { ElasticsearchAdStoreWriter } from './elasticsearch-ad-store-writer';

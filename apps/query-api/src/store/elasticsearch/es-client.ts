@@ -1,5 +1,5 @@
 import { Client, errors } from '@elastic/elasticsearch';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 
 /** What the engine reads from the environment (ES_URL, ES_REQUEST_TIMEOUT_MS, ES_INDEX_PREFIX). */
 export interface ElasticsearchSettings {
