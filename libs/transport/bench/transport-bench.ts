@@ -1,16 +1,18 @@
 /**
  * Transport benchmark (not a test). In one run, on a private redis-server:
- *  1. p50/p99 of one request/reply round trip (an echo handler, one call at a time) through the old NestJS
- *     PUB/SUB client (a copy of it lives only here, for this comparison) and through the Streams transport;
- *  2. throughput of query-api (`search_ads`, limit 20, 16 calls in flight) over the transport with 1 and 2 replicas.
- * Run: npx nx run transport:bench [-- --calls=2000 --seconds=8]
+ *  1. p50/p99 of one request/reply round trip (an echo handler in another process, one call at a time) through
+ *     the old NestJS PUB/SUB client (a copy of it lives only here, for this comparison) and through Streams;
+ *  2. throughput of query-api (`search_ads`, limit 20, 16 calls in flight, one query worker per replica) over the
+ *     transport with 1 and 2 replicas (100,000 seeded ads).
+ * Run: npx nx run transport:bench [-- --calls=2000 --seconds=8 --round-trip-only]
  */
 import 'reflect-metadata';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Logger } from '@nestjs/common';
 import { ClientRedis, ServerRedis } from '@nestjs/microservices';
 import { firstValueFrom, timeout } from 'rxjs';
 import { z } from 'zod';
@@ -19,7 +21,14 @@ import { Redis, redisConnectionOptions } from '@adintel/redis';
 import { startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
 import { ServiceClient, StreamsServer } from '../src';
 
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000' }, seconds: { type: 'string', default: '8' } } });
+const { values } = parseArgs({ options: {
+    calls: { type: 'string', default: '2000' },
+    seconds: { type: 'string', default: '8' },
+    'round-trip-only': { type: 'boolean', default: false },
+    /** internal: run only the echo server of one transport (the benchmark forks itself for it) */
+    serve: { type: 'string' },
+    url: { type: 'string' },
+  } });
 const CALLS = Number(values.calls);
 const SECONDS = Number(values.seconds);
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -66,29 +75,45 @@ async function roundTrips(name: string, call: (n: number) => Promise<unknown>): 
   return result;
 }
 
-async function pubSub(url: string) {
-  const server = new ServerRedis({ ...redisConnectionOptions(url) });
+/** The echo server of one transport, in a process of its own (as in production), until the parent kills it. */
+async function serveEcho(kind: string, url: string) {
+  const server =
+    kind === 'pubsub'
+      ? new ServerRedis({ ...redisConnectionOptions(url) })
+      : new StreamsServer({ service: 'query', url, claimIdleMs: 3_000, livenessWindowMs: 3_000 });
   server.addHandler(Echo.pattern, async (data: unknown) => data);
   await new Promise<void>((resolve, reject) => server.listen((error?: unknown) => (error ? reject(error) : resolve())));
+  process.send?.('ready');
+}
+
+async function echoServer(kind: 'pubsub' | 'streams', url: string): Promise<ChildProcess> {
+  const child = fork(process.argv[1] as string, ['--serve', kind, '--url', url], { stdio: 'inherit' });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the ${kind} echo server exited (${code})`)));
+  });
+  return child;
+}
+
+async function pubSub(url: string) {
+  const server = await echoServer('pubsub', url);
   const client = new OldPubSubClient(url);
   try {
     return await roundTrips('PUB/SUB (old client)', (n) => client.send(Echo.pattern, { n }));
   } finally {
     await client.close();
-    await server.close();
+    server.kill();
   }
 }
 
 async function streams(url: string) {
-  const server = new StreamsServer({ service: 'query', url, claimIdleMs: 3_000, livenessWindowMs: 3_000 });
-  server.addHandler(Echo.pattern, async (data: unknown) => data);
-  await new Promise<void>((resolve, reject) => server.listen((error?: unknown) => (error ? reject(error) : resolve())));
+  const server = await echoServer('streams', url);
   const client = new ServiceClient({ service: 'query', url, timeoutMs: 10_000 });
   try {
     return await roundTrips('Redis Streams', (n) => client.send(Echo, { n }));
   } finally {
     await client.close();
-    await server.close();
+    server.kill();
   }
 }
 
@@ -113,7 +138,8 @@ async function queryReplicas(url: string) {
   const replicas: AppProcess[] = [];
   const client = new ServiceClient({ service: 'query', url, timeoutMs: 30_000 });
   try {
-    const env = { REDIS_URL: url, DATA_DIR: join(dataDir, 'a'), LOG_LEVEL: 'warn' };
+    // One query worker per replica: a replica is one unit of capacity (one CPU), as a pod with a 1-CPU limit.
+    const env = { REDIS_URL: url, DATA_DIR: join(dataDir, 'a'), LOG_LEVEL: 'warn', QUERY_WORKERS: '1' };
     execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', '100000'], {
       env: { ...process.env, ...env },
       stdio: 'ignore',
@@ -134,11 +160,15 @@ async function queryReplicas(url: string) {
 }
 
 async function main() {
+  // The transport's one log line per message would measure the console, not the transport.
+  Logger.overrideLogger(false);
+  if (values.serve && values.url) return serveEcho(values.serve, values.url);
   const redis = await startPrivateRedis();
   try {
     const old = await pubSub(redis.url);
     const next = await streams(redis.url);
     out(`Streams / PUB/SUB round trip: p50 ${(next.p50 / old.p50).toFixed(2)}x   p99 ${(next.p99 / old.p99).toFixed(2)}x   (goal <= 0.7x)`);
+    if (values['round-trip-only']) return;
     const { one, two } = await queryReplicas(redis.url);
     out(`query-api 2 replicas / 1 replica: ${(two / one).toFixed(2)}x   (goal >= 1.0x)`);
   } finally {
@@ -147,7 +177,9 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
+  () => {
+    if (!values.serve) process.exit(0);
+  },
   (error: unknown) => {
     process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);

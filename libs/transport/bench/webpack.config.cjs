@@ -1,9 +1,9 @@
-// Bundles the transport benchmark (and the libs it imports) into dist/libs/transport/bench/transport-bench.js.
+// Bundles the transport benchmark (and the libs it imports) into dist/libs/transport-bench/transport-bench.js.
 const { NxAppWebpackPlugin } = require('@nx/webpack/app-plugin');
 const { join } = require('node:path');
 
 module.exports = {
-  output: { path: join(__dirname, '../../../dist/libs/transport/bench') },
+  output: { path: join(__dirname, '../../../dist/libs/transport-bench') },
   plugins: [
     new NxAppWebpackPlugin({
       target: 'node',

@@ -73,6 +73,7 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
   private slotFreed?: () => void;
   private timers: NodeJS.Timeout[] = [];
   private finishedSinceBeat = 0;
+  private readonly inboxExpiries = new Map<string, number>();
 
   constructor(private readonly options: StreamsServerOptions) {
     super();
@@ -259,16 +260,25 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
 
   private async replyAndAck(stream: string, entryId: string, reply: NonNullable<WireMessage['reply']>, outcome: HandlerOutcome) {
     const wire: WireReply = 'ok' in outcome ? { id: reply.id, ok: outcome.ok } : { id: reply.id, err: outcome.err };
-    // One round trip: the reply, its inbox's expiry, and the ack (only after the reply is written).
-    const results = await (this.commands as Redis)
-      .multi()
-      .xadd(reply.to, 'MAXLEN', '~', STREAM_LIMITS.repliesMaxLen, '*', ...encodeReply(wire))
-      .pexpire(reply.to, STREAM_LIMITS.repliesTtlMs)
+    // One round trip: the reply, now and then its inbox's expiry, and the ack. Redis runs one connection's
+    // commands in order, so the ack never lands before the reply it follows.
+    const pipeline = (this.commands as Redis).pipeline().xadd(reply.to, 'MAXLEN', '~', STREAM_LIMITS.repliesMaxLen, '*', ...encodeReply(wire));
+    if (this.inboxExpiryDue(reply.to)) pipeline.pexpire(reply.to, STREAM_LIMITS.repliesTtlMs);
+    const results = await pipeline
       .xack(stream, this.group, entryId)
       .exec()
       .catch((error: Error): [Error | null, unknown][] => [[error, undefined]]);
     const failed = results?.find(([error]) => error);
     if (failed) this.log.warn(`replying to ${reply.to}: ${(failed[0] as Error).message}; the entry stays pending`);
+  }
+
+  /** A reply stream's expiry is pushed forward at most once per second per inbox, not on every reply. */
+  private inboxExpiryDue(inbox: string): boolean {
+    const now = Date.now();
+    if (now - (this.inboxExpiries.get(inbox) ?? 0) < 1_000) return false;
+    if (this.inboxExpiries.size > 10_000) this.inboxExpiries.clear();
+    this.inboxExpiries.set(inbox, now);
+    return true;
   }
 
   private async ack(stream: string, entryId: string): Promise<void> {
