@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MeteringMessages, type ServiceError } from '@adintel/contracts';
-import { startApp, startPrivateRedis, type AppProcess, type PrivateRedis } from '@adintel/testing';
+import { startApp, startPrivateRedis, waitUntil, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
 
 jest.setTimeout(60_000);
@@ -123,11 +123,3 @@ describe('metering as a process, over the transport', () => {
     expect(await client.send(MeteringMessages.getUsage, { caller_id: agent })).toMatchObject({ used: 30, reserved: 0, remaining: 470 });
   });
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Redis } from '@adintel/redis';
-import { startPrivateRedis, type PrivateRedis } from '@adintel/testing';
+import { startPrivateRedis, waitUntil, type PrivateRedis } from '@adintel/testing';
 import {
   ServiceClient,
   StreamKeys,
@@ -9,7 +9,7 @@ import {
   type TransportHandledEvent,
   type TransportSentEvent,
 } from '../src';
-import { Echo, Noted, Slow, startReplica, waitUntil, type Replica } from './handlers';
+import { Echo, Noted, Slow, startReplica, type Replica } from './handlers';
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,7 @@
 import { Redis } from '@adintel/redis';
-import { startPrivateRedis, type PrivateRedis } from '@adintel/testing';
+import { startPrivateRedis, waitUntil, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient, StreamKeys } from '../src';
-import { Echo, Slow, startReplica, waitUntil } from './handlers';
+import { Echo, Slow, startReplica } from './handlers';
 
 jest.setTimeout(30_000);
 

@@ -1,9 +1,9 @@
 import { ServiceError } from '@adintel/contracts';
 import { runWithRequestId } from '@adintel/observability';
 import { Redis } from '@adintel/redis';
-import { startPrivateRedis, type PrivateRedis } from '@adintel/testing';
+import { startPrivateRedis, waitUntil, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient, StreamKeys } from '../src';
-import { Echo, Fail, Lying, Slow, startReplica, Unserved, waitUntil, type Replica } from './handlers';
+import { Echo, Fail, Lying, Slow, startReplica, Unserved, type Replica } from './handlers';
 
 jest.setTimeout(30_000);
 
