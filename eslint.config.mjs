@@ -31,6 +31,13 @@ export default tseslint.config(
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:data', 'type:util'] },
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:data', 'type:util'], notDependOnLibsWithTags: ['type:app'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], notDependOnLibsWithTags: ['type:app'] },
+            // The broker and Redis clients have one owner each: libs/transport (@nestjs/microservices) and
+            // libs/redis (ioredis). Everything else goes through them, so swapping either touches one lib.
+            { sourceTag: 'type:app', bannedExternalImports: ['ioredis', '@nestjs/microservices'] },
+            { sourceTag: 'type:e2e', bannedExternalImports: ['ioredis', '@nestjs/microservices'] },
+            { sourceTag: 'broker:none', bannedExternalImports: ['ioredis', '@nestjs/microservices'] },
+            { sourceTag: 'broker:redis', bannedExternalImports: ['@nestjs/microservices'] },
+            { sourceTag: 'broker:transport', bannedExternalImports: ['ioredis'] },
           ],
         },
       ],

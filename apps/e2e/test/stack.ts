@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
@@ -11,7 +11,21 @@ export interface Stack {
   readonly apps: Record<'auth-server' | 'metering' | 'query-api' | 'mcp-gateway', AppProcess>;
   /** The auth server's signing key (given to it through AUTH_JWKS), for crafting tokens it would never issue. */
   readonly signingKey: JsonWebKey & { kid: string };
+  /** Every replica of the services that can run several (the first of each is also in `apps`). */
+  readonly replicas: { readonly query: AppProcess[]; readonly metering: AppProcess[] };
+  /** The private Redis (data and transport broker alike). */
+  readonly redisUrl: string;
+  /** Starts one more metering replica (e.g. after stopping them all). */
+  startMetering(): Promise<AppProcess>;
   stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** query-api processes, each on its own copy of the seeded store (default 1). */
+  readonly queryReplicas?: number;
+  readonly meteringReplicas?: number;
+  /** Extra environment for every app. */
+  readonly env?: Record<string, string>;
 }
 
 export const SEEDED_ADS = 3_000;
@@ -21,7 +35,7 @@ export const SEEDED_ADS = 3_000;
  * shared server would let other suites' processes answer our messages), query-api on a small seeded
  * SQLite store, metering, auth-server, mcp-gateway, and the front door that gives them one origin.
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'adintel-e2e-'));
   const cleanups: (() => Promise<unknown> | void)[] = [() => rmSync(dataDir, { recursive: true, force: true })];
   const stop = async () => {
@@ -32,19 +46,32 @@ export async function startStack(): Promise<Stack> {
     const frontPort = await freePort();
     const baseUrl = `http://127.0.0.1:${frontPort}`;
     // info: the request-id test reads the apps' JSON log lines.
-    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'info' };
+    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'info', ...options.env };
     const queryEnv = { ...common, DATA_DIR: join(dataDir, 'query'), QUERY_WORKERS: '1' };
 
     await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(SEEDED_ADS)], queryEnv);
+    const queryReplicas = Array.from({ length: options.queryReplicas ?? 1 }, (_, i) => {
+      if (i === 0) return queryEnv;
+      cpSync(join(dataDir, 'query'), join(dataDir, `query-${i}`), { recursive: true });
+      return { ...queryEnv, DATA_DIR: join(dataDir, `query-${i}`) };
+    });
+    const startMetering = async () => {
+      const metering = await startApp({ name: 'metering', env: common });
+      cleanups.push(() => metering.stop());
+      return metering;
+    };
     const started = await Promise.allSettled([
-      startApp({ name: 'query-api', env: queryEnv }),
-      startApp({ name: 'metering', env: common }),
+      // Several processes starting at once on 2 shared cores: give them time.
+      ...queryReplicas.map((env) => startApp({ name: 'query-api', env, timeoutMs: 90_000 })),
+      ...Array.from({ length: options.meteringReplicas ?? 1 }, () => startApp({ name: 'metering', env: common, timeoutMs: 90_000 })),
     ]);
     for (const outcome of started) if (outcome.status === 'fulfilled') cleanups.push(() => outcome.value.stop());
-    const [queryApi, metering] = started.map((outcome) => {
+    const processes = started.map((outcome) => {
       if (outcome.status === 'rejected') throw outcome.reason;
       return outcome.value;
     });
+    const replicas = { query: processes.slice(0, queryReplicas.length), metering: processes.slice(queryReplicas.length) };
+    const [queryApi, metering] = [replicas.query[0] as AppProcess, replicas.metering[0] as AppProcess];
     const signingKey = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'e2e-key', alg: 'ES256', use: 'sig' };
     const authServer = await startApp({
       name: 'auth-server',
@@ -78,6 +105,9 @@ export async function startStack(): Promise<Stack> {
       baseUrl,
       apps: { 'auth-server': authServer, metering, 'query-api': queryApi, 'mcp-gateway': gateway },
       signingKey,
+      replicas,
+      redisUrl,
+      startMetering,
       stop,
     };
   } catch (error) {

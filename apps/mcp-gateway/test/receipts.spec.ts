@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MeteringMessages } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { TestIssuer } from './support/test-issuer';
 import { fakeMetering, fakeQuery, TRIAL_TOKENS } from './support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from './support/gateway-harness';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { MeteringMessages } from '@adintel/contracts';
-import { startApp, startPrivateRedis, type AppProcess, type PrivateRedis } from '@adintel/testing';
-import { ServiceClient, type ServiceError } from '@adintel/transport';
+import { MeteringMessages, type ServiceError } from '@adintel/contracts';
+import { startApp, startPrivateRedis, waitUntil, type AppProcess, type PrivateRedis } from '@adintel/testing';
+import { ServiceClient } from '@adintel/transport';
 
 jest.setTimeout(60_000);
 
@@ -24,7 +24,7 @@ describe('metering as a process, over the transport', () => {
       LOG_LEVEL: 'warn',
     };
     app = await start();
-    client = new ServiceClient({ service: 'metering', redisUrl: redis.url, timeoutMs: 5_000 });
+    client = new ServiceClient({ service: 'metering', url: redis.url, timeoutMs: 5_000 });
   });
 
   afterAll(async () => {
@@ -43,10 +43,9 @@ describe('metering as a process, over the transport', () => {
   it('serves the account, balance and usage messages with their contract schemas', async () => {
     const owner = `owner-${randomUUID()}`;
     const agent = `agent-${randomUUID()}`;
-    expect(await client.send(MeteringMessages.agentRegistered, { agent_id: agent, client_name: 'wire bot' })).toMatchObject({
-      plan: 'trial',
-      remaining: 500,
-    });
+    await client.emit(MeteringMessages.agentRegistered, { agent_id: agent, client_name: 'wire bot' });
+    await waitUntil(async () => (await client.eventBacklog()) === 0);
+    expect(await client.send(MeteringMessages.getUsage, { caller_id: agent })).toMatchObject({ plan: 'trial', remaining: 500 });
     const hold = await client.send(MeteringMessages.reserve, { request_id: `${agent}-1`, caller_id: agent, tool: 'search_ads', amount: 20 });
     expect(hold).toEqual({ request_id: `${agent}-1`, pool: 'agent', reserved: 20, remaining: 480 });
     expect(await client.send(MeteringMessages.settle, { request_id: `${agent}-1`, caller_id: agent, charged: 4 })).toEqual({

@@ -12,7 +12,7 @@ async function bootstrap(): Promise<void> {
     logLevel: config.LOG_LEVEL,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
-  await serveTransport(app, config.REDIS_URL);
+  await serveTransport(app, 'query', config);
   await listen(app, config.PORT, logger, config.HOST);
 }
 

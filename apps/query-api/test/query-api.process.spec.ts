@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf } from '@adintel/contracts';
+import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf, ServiceError } from '@adintel/contracts';
 import { startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
-import { ServiceClient, ServiceError } from '@adintel/transport';
+import { ServiceClient } from '@adintel/transport';
 
 jest.setTimeout(120_000);
 
@@ -40,7 +40,7 @@ describe('query-api as a process, over the transport', () => {
       stdio: 'pipe',
     });
     app = await startApp({ name: 'query-api', env, readyPath: '/readyz' });
-    client = new ServiceClient({ service: 'query', redisUrl: redis.url, timeoutMs: 10_000 });
+    client = new ServiceClient({ service: 'query', url: redis.url, timeoutMs: 10_000 });
   });
 
   afterAll(async () => {
@@ -50,10 +50,10 @@ describe('query-api as a process, over the transport', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('is ready when the store and Redis answer', async () => {
+  it('is ready when the store and the transport answer', async () => {
     const res = await fetch(`${app.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'ready', checks: { store: { ok: true }, redis: { ok: true } } });
+    expect(await res.json()).toMatchObject({ status: 'ready', checks: { store: { ok: true }, transport: { ok: true } } });
     expect(await send(QueryMessages.ping, {})).toMatchObject({ service: 'query-api' });
   });
 

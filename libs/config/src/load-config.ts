@@ -59,17 +59,24 @@ export const baseConfigShape = {
     .url({ protocol: /^rediss?$/ })
     .default('redis://127.0.0.1:6379')
     .describe(
-      'the transport between apps, and the store of auth-server, metering and the gateway’s rate limits. A `/<db>` suffix ' +
-        'selects a database; a non-zero database also gets its own message channels (`db2:…`), so one Redis can hold ' +
+      'the store of auth-server, metering and the gateway’s rate limits, and the transport between apps unless ' +
+        'TRANSPORT_URL is set. A `/<db>` suffix selects a database; streams and keys live in it, so one Redis can hold ' +
         'several isolated environments',
     ),
+  TRANSPORT_URL: z
+    .url({ protocol: /^rediss?$/ })
+    .optional()
+    .describe('the Redis that carries messages between the services (Redis Streams); unset: REDIS_URL'),
   TRANSPORT_TIMEOUT_MS: z.coerce
     .number()
     .int()
     .min(100)
     .max(120_000)
     .default(10_000)
-    .describe('how long a message may wait for its answer (then 504)'),
+    .describe(
+      'how long a message may wait for its answer (then 504); it is also the message’s deadline, and a replica that died ' +
+        'holding a message loses it to a live one after a third of it (0.5–3 s)',
+    ),
   SHUTDOWN_TIMEOUT_MS: z.coerce
     .number()
     .int()

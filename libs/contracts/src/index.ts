@@ -1,6 +1,7 @@
 export * from './vocabulary';
 export * from './errors';
 export * from './canonical-json';
+export * from './service-error';
 export * from './tool-args';
 export * from './resources/common';
 export * from './resources/ad';

@@ -1,2 +1,3 @@
 export * from './app-process';
 export * from './private-redis';
+export * from './wait-until';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
+import { connect } from 'node:net';
 import { freePort } from './app-process';
 
 export interface PrivateRedis {
@@ -26,18 +26,36 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     });
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     try {
-      await Promise.race([probe.connect().then(() => probe.ping()), failed]);
-      return { url, stop };
+      if (await Promise.race([pingRedis(url), failed])) return { url, stop };
     } catch (error) {
-      if (child.exitCode !== null || Date.now() > deadline || (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        await stop();
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } finally {
-      probe.disconnect();
+      await stop();
+      throw error;
     }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`redis-server on port ${port} did not answer PING`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** True when a Redis answers PING at `url` (plain RESP over TCP: this lib needs no Redis client). */
+export function pingRedis(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 6379) });
+    let reply = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+    socket.once('connect', () => socket.write('PING\r\n'));
+  });
 }

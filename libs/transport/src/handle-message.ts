@@ -1,9 +1,8 @@
 import { applyDecorators, UseFilters, UsePipes, type PipeTransform } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import { fieldErrorsFrom, type MessageDefinition } from '@adintel/contracts';
+import { EventPattern, MessagePattern } from '@nestjs/microservices';
+import { fieldErrorsFrom, ServiceError, type MessageDefinition } from '@adintel/contracts';
 import type { z } from 'zod';
 import { RpcErrorFilter } from './rpc-error.filter';
-import { ServiceError } from './service-error';
 
 /** Validates a message at the receiving service's own boundary: bad input is a typed error, never a crash. */
 export class MessageValidationPipe implements PipeTransform {
@@ -27,3 +26,17 @@ export const HandleMessage = (message: MessageDefinition) =>
     UsePipes(new MessageValidationPipe(message.request)),
     UseFilters(new RpcErrorFilter()),
   );
+
+/**
+ * Handles one event of the registry (no reply). The event is acked once the handler succeeded or failed
+ * with a typed error; an unexpected failure leaves it pending, so it is retried.
+ */
+export const HandleEvent = (message: MessageDefinition) =>
+  applyDecorators(
+    EventPattern(message.pattern) as MethodDecorator,
+    UsePipes(new MessageValidationPipe(message.request)),
+    UseFilters(new RpcErrorFilter()),
+  );
+
+/** The validated message a handler receives; handlers import it from here, never from the broker's library. */
+export { Payload, Ctx } from '@nestjs/microservices';

@@ -1,6 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { throwError } from 'rxjs';
-import { ServiceError } from './service-error';
+import { ServiceError } from '@adintel/contracts';
 
 /**
  * Every error a handler throws leaves the service as a ServiceErrorPayload.

@@ -1,95 +1,113 @@
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { firstValueFrom, timeout, TimeoutError } from 'rxjs';
-import type { MessageDefinition, RequestOf, ResponseOf } from '@adintel/contracts';
+import { ServiceError, type MessageDefinition, type RequestOf, type ResponseOf, type ServiceName } from '@adintel/contracts';
 import { currentRequestId } from '@adintel/observability';
-import { RECONNECT, redisConnectionOptions } from './redis-connection';
-import { channelNamespace, NamespacedClientRedis } from './channels';
-import { ServiceError } from './service-error';
-import { REQUEST_ID_METADATA } from './transport-server';
+import { groupBacklog } from './consumer-groups';
+import { publishSent, type TransportSentEvent } from './diagnostics';
+import { ServiceLiveness } from './service-liveness';
+import { StreamsClientProxy } from './streams-client';
+import { StreamKeys } from './stream-keys';
+import { childTraceparent } from './trace-context';
+import type { MessageMetadata } from './wire';
 
 export interface ServiceClientOptions {
-  readonly service: string;
-  readonly redisUrl: string;
+  readonly service: ServiceName;
+  /** The broker: TRANSPORT_URL, which defaults to REDIS_URL. */
+  readonly url: string;
   readonly timeoutMs: number;
 }
 
-const LISTENER_CACHE_MS = 1_000;
+const LIVENESS_REFRESH_MS = 500;
 
 /**
  * Sends registry messages to one service and returns its validated answer.
- * Never hangs (timeout -> `timeout`), fails fast when nobody serves the pattern (`unavailable`),
+ * Never hangs (timeout -> `timeout`), fails fast when no live replica serves the service (`unavailable`),
  * and turns the service's error payloads back into ServiceErrors.
  */
 export class ServiceClient {
   private readonly logger: Logger;
-  private readonly client: NamespacedClientRedis;
-  private readonly namespace: string;
-  private readonly probe: Redis;
-  private readonly listeners = new Map<string, { count: number; at: number }>();
+  private readonly proxy: StreamsClientProxy;
+  private readonly liveness: ServiceLiveness;
 
   constructor(private readonly options: ServiceClientOptions) {
     this.logger = new Logger(`ServiceClient:${options.service}`);
-    const connection = { ...redisConnectionOptions(options.redisUrl), ...RECONNECT };
-    this.namespace = channelNamespace(options.redisUrl);
-    this.client = new NamespacedClientRedis(connection, this.namespace);
-    this.client.setOnDispatchHook((packet) => {
+    this.proxy = new StreamsClientProxy({ service: options.service, url: options.url, timeoutMs: options.timeoutMs });
+    this.proxy.setOnDispatchHook((packet) => {
       const requestId = currentRequestId();
-      if (requestId) packet.metadata = { ...packet.metadata, [REQUEST_ID_METADATA]: requestId };
+      const metadata: MessageMetadata = { ...(requestId ? { request_id: requestId } : {}), traceparent: childTraceparent() };
+      packet.metadata = metadata as Record<string, string>;
     });
-    this.probe = new Redis({ ...redisConnectionOptions(options.redisUrl), lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    this.probe.on('error', (error) => this.logger.warn(`probe connection: ${error.message}`));
+    this.liveness = new ServiceLiveness(() => this.proxy.unwrap(), options.service, LIVENESS_REFRESH_MS);
   }
 
-  get service(): string {
+  get service(): ServiceName {
     return this.options.service;
   }
 
   async send<M extends MessageDefinition>(message: M, data: RequestOf<M>): Promise<ResponseOf<M>> {
-    await this.assertServed(message.pattern);
+    const started = performance.now();
+    const sent = (outcome: TransportSentEvent['outcome']) =>
+      publishSent({ pattern: message.pattern, outcome, durationMs: Math.round((performance.now() - started) * 10) / 10 });
     let reply: unknown;
     try {
-      reply = await firstValueFrom(this.client.send(message.pattern, data).pipe(timeout(this.options.timeoutMs)));
+      await this.assertLive();
+      reply = await firstValueFrom(this.proxy.send(message.pattern, data).pipe(timeout(this.options.timeoutMs)));
     } catch (error) {
-      throw this.toServiceError(error, message.pattern);
+      const serviceError = this.toServiceError(error, message.pattern);
+      sent(serviceError.code === 'timeout' || serviceError.code === 'unavailable' ? serviceError.code : 'error');
+      throw serviceError;
     }
     const parsed = message.response.safeParse(reply);
     if (!parsed.success) {
       this.logger.error({ pattern: message.pattern, issues: parsed.error.issues.slice(0, 5) }, 'reply broke its contract');
+      sent('error');
       throw ServiceError.of('internal', `${this.service} answered ${message.pattern} outside its contract`);
     }
+    sent('ok');
     return parsed.data as ResponseOf<M>;
   }
 
-  async close(): Promise<void> {
-    await this.client.close();
-    this.probe.disconnect();
+  /**
+   * Publishes an event: durable in the event stream until every subscribing service's group has read it,
+   * whether or not a subscriber runs right now. Resolves once Redis has it.
+   */
+  async emit<M extends MessageDefinition>(message: M, data: RequestOf<M>): Promise<void> {
+    try {
+      await firstValueFrom(this.proxy.emit(message.pattern, data));
+    } catch (error) {
+      throw this.toServiceError(error, message.pattern);
+    }
   }
 
-  /** PUB/SUB drops a message nobody listens to; asking Redis first turns that silence into a fast 503. */
-  private async assertServed(pattern: string): Promise<void> {
-    const now = Date.now();
-    let listening = this.listeners.get(pattern);
-    if (!listening || now - listening.at > LISTENER_CACHE_MS) {
-      let count: number;
-      try {
-        if (this.probe.status === 'wait' || this.probe.status === 'end') await this.probe.connect();
-        const reply = (await this.probe.pubsub('NUMSUB', `${this.namespace}${pattern}`)) as [string, number];
-        count = Number(reply[1]);
-      } catch {
-        throw ServiceError.of('unavailable', 'the message broker does not answer', { retry_after_seconds: 5 });
-      }
-      listening = { count, at: now };
-      this.listeners.set(pattern, listening);
+  /**
+   * Events this client's service has not processed yet (not read, or read and not acked); undefined
+   * while the service has never subscribed. Zero means every event published so far was handled.
+   */
+  async eventBacklog(): Promise<number | undefined> {
+    await this.proxy.connect();
+    const backlog = await groupBacklog(this.proxy.unwrap(), StreamKeys.events, this.service);
+    return backlog && backlog.lag + backlog.pending;
+  }
+
+  async close(): Promise<void> {
+    await this.proxy.close();
+  }
+
+  private async assertLive(): Promise<void> {
+    await this.proxy.connect();
+    let live: boolean;
+    try {
+      live = await this.liveness.isLive();
+    } catch {
+      throw ServiceError.of('unavailable', 'the message broker does not answer', { retry_after_seconds: 5 });
     }
-    if (listening.count === 0) {
-      throw ServiceError.of('unavailable', `the ${this.service} service is not running`, { retry_after_seconds: 5 });
-    }
+    if (!live) throw ServiceError.of('unavailable', `the ${this.service} service is not running`, { retry_after_seconds: 5 });
   }
 
   private toServiceError(error: unknown, pattern: string): ServiceError {
+    if (error instanceof ServiceError) return error;
     if (error instanceof TimeoutError) {
-      this.listeners.delete(pattern);
+      this.liveness.forget();
       return ServiceError.of('timeout', `the ${this.service} service did not answer within ${this.options.timeoutMs} ms`);
     }
     if (error instanceof Error) {

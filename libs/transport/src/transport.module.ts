@@ -1,18 +1,13 @@
 import { Inject, Module, type DynamicModule, type INestApplication, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
 import type { ServiceName } from '@adintel/contracts';
-import { ServiceClient } from './service-client';
-import { createTransportServer } from './transport-server';
 import { RpcErrorFilter } from './rpc-error.filter';
+import { ServiceClient } from './service-client';
+import { StreamsServer } from './streams-server';
+import { brokerUrl, claimIdleMs, LIVENESS_WINDOW_MS, type TransportConfig } from './transport-config';
 
 /** Injection token of the client for one service: `@Inject(serviceClientToken('query'))`. */
 export const serviceClientToken = (service: ServiceName) => `SERVICE_CLIENT:${service}`;
-
-/** The part of an app's config the transport needs. */
-export interface TransportConfig {
-  readonly REDIS_URL: string;
-  readonly TRANSPORT_TIMEOUT_MS: number;
-}
 
 class ClientsShutdown implements OnApplicationShutdown {
   constructor(private readonly clients: ServiceClient[]) {}
@@ -28,8 +23,7 @@ export class TransportClientModule {
     const providers = services.map((service) => ({
       provide: serviceClientToken(service),
       inject: [APP_CONFIG],
-      useFactory: (config: TransportConfig) =>
-        new ServiceClient({ service, redisUrl: config.REDIS_URL, timeoutMs: config.TRANSPORT_TIMEOUT_MS }),
+      useFactory: (config: TransportConfig) => new ServiceClient({ service, url: brokerUrl(config), timeoutMs: config.TRANSPORT_TIMEOUT_MS }),
     }));
     const tokens = providers.map((p) => p.provide);
     return {
@@ -43,11 +37,21 @@ export class TransportClientModule {
   }
 }
 
-/** Makes an HTTP app also serve its registry messages over the transport. */
-export async function serveTransport(app: INestApplication, redisUrl: string): Promise<void> {
-  const microservice = app.connectMicroservice(createTransportServer(redisUrl));
+/** The transport server of `service`, from the app's config (one place for every app). */
+export function createTransportServer(service: ServiceName, config: TransportConfig): StreamsServer {
+  return new StreamsServer({ service, url: brokerUrl(config), claimIdleMs: claimIdleMs(config), livenessWindowMs: LIVENESS_WINDOW_MS });
+}
+
+/**
+ * Makes an HTTP app also serve its registry messages over the transport. `app.close()` then closes the
+ * server gracefully (see StreamsServer.close) before the rest of the app shuts down.
+ */
+export async function serveTransport(app: INestApplication, service: ServiceName, config: TransportConfig): Promise<StreamsServer> {
+  const server = createTransportServer(service, config);
+  const microservice = app.connectMicroservice({ strategy: server });
   microservice.useGlobalFilters(new RpcErrorFilter());
   await app.startAllMicroservices();
+  return server;
 }
 
 export const InjectServiceClient = (service: ServiceName) => Inject(serviceClientToken(service));

@@ -1,14 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { ConfigModule } from '@adintel/config';
 import { HealthModule, MetricsModule } from '@adintel/observability';
+import { REDIS, type Redis } from '@adintel/redis';
 import type { AppConfig } from '../config';
 import { AccountModule } from './account/account.module';
 import { InteractionModule } from './interaction/interaction.module';
 import { MeteringGateway } from './metering/metering.gateway';
 import { MeteringModule } from './metering/metering.module';
 import { OidcModule } from './oidc/oidc.module';
-import { REDIS, RedisModule } from './redis/redis.module';
+import { AuthRedisModule } from './redis/redis.module';
 
 @Module({})
 export class AppModule {
@@ -18,7 +18,7 @@ export class AppModule {
       imports: [
         MetricsModule, // first: /metrics ahead of any catch-all route
         ConfigModule.forRoot(config),
-        RedisModule,
+        AuthRedisModule,
         MeteringModule,
         OidcModule,
         InteractionModule,

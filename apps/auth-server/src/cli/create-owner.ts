@@ -10,7 +10,7 @@ import { MeteringGateway } from '../app/metering/metering.gateway';
 import { MeteringModule } from '../app/metering/metering.module';
 import { OwnersModule } from '../app/owners/owners.module';
 import { OwnerInputError, OwnersService } from '../app/owners/owners.service';
-import { RedisModule } from '../app/redis/redis.module';
+import { AuthRedisModule } from '../app/redis/redis.module';
 
 const USAGE = `Creates an owner account, or updates the password and plan of the owner with that email.
 Usage: npx nx run auth-server:create-owner --email=you@example.com --password='at least 12 chars' [--plan=pro]
@@ -19,7 +19,7 @@ Usage: npx nx run auth-server:create-owner --email=you@example.com --password='a
 @Module({})
 class CreateOwnerModule {
   static register(config: AppConfig): DynamicModule {
-    return { module: CreateOwnerModule, imports: [ConfigModule.forRoot(config), RedisModule, OwnersModule, MeteringModule] };
+    return { module: CreateOwnerModule, imports: [ConfigModule.forRoot(config), AuthRedisModule, OwnersModule, MeteringModule] };
   }
 }
 

@@ -101,7 +101,7 @@ describe('owner pages in headless Chromium (auth-server + metering, real Redis)'
     expect(await agentsTable.textContent()).toContain('Scout agent');
 
     // 3. Usage: the attached agent spends from the owner's pool; the chart shows it.
-    meteringClient = new ServiceClient({ service: 'metering', redisUrl: TEST_REDIS_URL, timeoutMs: 5_000 });
+    meteringClient = new ServiceClient({ service: 'metering', url: TEST_REDIS_URL, timeoutMs: 5_000 });
     const requestId = `browser-${Date.now()}`;
     const reservation = await meteringClient.send(MeteringMessages.reserve, { request_id: requestId, caller_id: agentId, tool: 'search_ads', amount: 20 });
     expect(reservation.pool).toBe('owner');

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import { Redis } from '@adintel/redis';
 import { freePort, startApp, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
 
 /** Auth tests use Redis db 2 and a random key prefix per run, so parallel suites never collide. */

@@ -1,5 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis } from '@adintel/redis';
 import { MeteringMessages, QueryMessages } from '@adintel/contracts';
 import { HealthModule, type ReadinessCheck } from '@adintel/observability';
 import { serviceClientToken, type ServiceClient } from '@adintel/transport';

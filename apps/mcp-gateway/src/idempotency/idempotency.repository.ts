@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '@adintel/redis';
 
 /** What is kept under a caller's key: a running marker, then the finished call's answer. */
 export type IdempotencyRecord =

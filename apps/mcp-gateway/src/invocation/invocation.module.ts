@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { Redis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import { TransportClientModule } from '@adintel/transport';
 import type { AppConfig } from '../config';

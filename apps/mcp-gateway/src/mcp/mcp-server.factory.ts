@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { APP_CONFIG } from '@adintel/config';
 import { findTool, parseToolArgs } from '@adintel/tool-catalogue';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { AppConfig } from '../config';
 import type { Caller } from '../auth/caller';
 import { MCP_IDEMPOTENCY_META } from '../idempotency/idempotency-key';

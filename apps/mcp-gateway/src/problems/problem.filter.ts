@@ -1,6 +1,6 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { bodyFailureOf, currentRequestId } from '@adintel/observability';
 import { jsonRpcError, unparsableBody } from '../mcp/json-rpc-envelope';
 import { bodyFailureProblem } from './body-failure';

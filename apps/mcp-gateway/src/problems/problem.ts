@@ -1,6 +1,5 @@
-import { describeFieldErrors, ERROR_STATUS, type FieldError, type Problem } from '@adintel/contracts';
+import { describeFieldErrors, ERROR_STATUS, type FieldError, type Problem, type ServiceError } from '@adintel/contracts';
 import { describeCost, maxAffordableLimit, REST_DOCS_PATH, type ToolDefinition } from '@adintel/tool-catalogue';
-import type { ServiceError } from '@adintel/transport';
 
 /** Everything the edge needs to answer a failure: the problem document and the headers that go with it. */
 export interface ProblemSpec {

@@ -1,30 +1,23 @@
-import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
-import { redisConnectionOptions } from '@adintel/transport';
+import { RedisModule, type Redis } from '@adintel/redis';
 import type { AppConfig } from '../config';
 import { RateLimiterService } from './rate-limiter.service';
 import { TokenBucketRepository } from './token-bucket.repository';
 
 export const GATEWAY_REDIS = Symbol('GATEWAY_REDIS');
 
-class RedisShutdown implements OnApplicationShutdown {
-  constructor(@Inject(GATEWAY_REDIS) private readonly redis: Redis) {}
-  onApplicationShutdown() {
-    this.redis.disconnect();
-  }
-}
+/** The gateway's data Redis: rate-limit buckets and idempotent answers. */
+const GatewayRedisModule = RedisModule.register({
+  token: GATEWAY_REDIS,
+  inject: [APP_CONFIG],
+  // Bounded commands: a Redis outage fails a request fast instead of hanging it.
+  useFactory: (config: AppConfig) => ({ url: config.REDIS_URL, name: 'gateway', commandTimeoutMs: 1_000, maxRetriesPerRequest: 1 }),
+});
 
 @Module({
+  imports: [GatewayRedisModule],
   providers: [
-    {
-      provide: GATEWAY_REDIS,
-      inject: [APP_CONFIG],
-      // Bounded commands: a Redis outage fails a request fast instead of hanging it.
-      useFactory: (config: AppConfig) =>
-        new Redis({ ...redisConnectionOptions(config.REDIS_URL), commandTimeout: 1_000, maxRetriesPerRequest: 1 }),
-    },
-    RedisShutdown,
     {
       provide: TokenBucketRepository,
       inject: [GATEWAY_REDIS, APP_CONFIG],
@@ -37,6 +30,6 @@ class RedisShutdown implements OnApplicationShutdown {
         new RateLimiterService(buckets, { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST }),
     },
   ],
-  exports: [RateLimiterService, GATEWAY_REDIS],
+  exports: [RateLimiterService, GatewayRedisModule],
 })
 export class RateLimitModule {}

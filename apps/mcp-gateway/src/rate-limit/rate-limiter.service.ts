@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { TokenBucketRepository } from './token-bucket.repository';
 
 interface RateLimit {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { type Redis } from '@adintel/redis';
 
 interface BucketTake {
   readonly allowed: boolean;

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG } from '@adintel/config';
 import { currentRequestId } from '@adintel/observability';
 import { parseHttpArgs, REST_PREFIX } from '@adintel/tool-catalogue';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { AppConfig } from '../config';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { ServiceError } from '@adintel/transport';
+import { Redis } from '@adintel/redis';
+import { ServiceError } from '@adintel/contracts';
 import { TEST_REDIS_URL } from '../support/gateway-harness';
 import { TokenBucketRepository } from '../../src/rate-limit/token-bucket.repository';
 import { RateLimiterService } from '../../src/rate-limit/rate-limiter.service';

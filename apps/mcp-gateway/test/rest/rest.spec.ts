@@ -1,5 +1,5 @@
 import { MeteringMessages, QueryMessages } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { TestIssuer } from '../support/test-issuer';
 import { fakeMetering, fakeQuery, TRIAL_TOKENS } from '../support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../support/gateway-harness';

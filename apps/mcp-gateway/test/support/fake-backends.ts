@@ -1,5 +1,4 @@
-import { INTERFACE_VERSION, MeteringMessages, QueryMessages, type Ad } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { INTERFACE_VERSION, MeteringMessages, QueryMessages, type Ad, ServiceError } from '@adintel/contracts';
 import { FakeService } from './fake-services';
 
 export const TRIAL_TOKENS = 500;

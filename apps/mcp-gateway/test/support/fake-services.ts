@@ -1,5 +1,5 @@
 import type { MessageDefinition } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 
 type Handler = (data: Record<string, unknown>) => unknown;
 

@@ -1,14 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { ConfigModule } from '@adintel/config';
 import { HealthModule, MetricsModule } from '@adintel/observability';
+import { REDIS, type Redis } from '@adintel/redis';
 import type { AppConfig } from '../config';
 import { AccountsModule } from './accounts/accounts.module';
 import { ReservationsModule } from './balances/reservations.module';
 import { ClockModule } from './clock/clock.module';
 import { PingController } from './ping.controller';
 import { PlansModule } from './plans/plans.module';
-import { REDIS, RedisModule } from './redis/redis.module';
+import { MeteringRedisModule } from './redis/redis.module';
 import { UsageModule } from './usage/usage.module';
 
 @Module({})
@@ -19,7 +19,7 @@ export class AppModule {
       imports: [
         MetricsModule, // first: /metrics ahead of any catch-all route
         ConfigModule.forRoot(config),
-        RedisModule,
+        MeteringRedisModule,
         ClockModule,
         PlansModule,
         AccountsModule,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { Redis } from 'ioredis';
+import { Redis } from '@adintel/redis';
 import { loadConfig } from '@adintel/config';
 import { AccountsService } from '../../src/app/accounts/accounts.service';
 import { AppModule } from '../../src/app/app.module';

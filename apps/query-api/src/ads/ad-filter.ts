@@ -1,5 +1,5 @@
 import type { AdFilters } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { AdFilter } from '../store/ad-store.port';
 import { words } from '../store/text';
 

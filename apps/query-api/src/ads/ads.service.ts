@@ -10,7 +10,7 @@ import type {
   SearchAdsArgs,
 } from '@adintel/contracts';
 import { findTool, worstCaseCost } from '@adintel/tool-catalogue';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { categoryLabel, countryLabel } from '../catalog/labels';
 import { ListPager } from '../paging/list-pager';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';

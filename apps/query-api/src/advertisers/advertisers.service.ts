@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Advertiser, AdvertiserActivity, AdvertiserActivityArgs, AdvertiserMatches, NameSearchArgs } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { DataWindowService } from '../paging/data-window.service';
 import { nameQuery } from '../paging/list-pager';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';

@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ConfigModule } from '@adintel/config';
 import { HealthModule, MetricsModule } from '@adintel/observability';
+import { TransportReadinessModule } from '@adintel/transport';
 import { AdsModule } from '../ads/ads.module';
 import { AdvertisersModule } from '../advertisers/advertisers.module';
 import { AppsModule } from '../apps/apps.module';
@@ -15,7 +16,7 @@ import { WebmastersModule } from '../webmasters/webmasters.module';
 import { Readiness } from './readiness';
 
 @Global()
-@Module({ imports: [StoreModule], providers: [Readiness], exports: [Readiness] })
+@Module({ imports: [StoreModule, TransportReadinessModule.register()], providers: [Readiness], exports: [Readiness] })
 class ReadinessModule {}
 
 @Module({})

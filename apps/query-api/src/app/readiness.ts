@@ -1,37 +1,17 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
-import { APP_CONFIG } from '@adintel/config';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ReadinessCheck } from '@adintel/observability';
-import type { AppConfig } from '../config';
+import { TransportReadiness } from '@adintel/transport';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';
 
-/** /readyz: the store answers and Redis (the transport) answers. */
+/** /readyz: the store answers and the transport's broker answers. */
 @Injectable()
-export class Readiness implements OnApplicationShutdown {
-  private readonly redis: Redis;
-
+export class Readiness {
   constructor(
     @Inject(AD_STORE) private readonly store: AdStore,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    this.redis.on('error', () => undefined); // reported by the check itself
-  }
+    private readonly transport: TransportReadiness,
+  ) {}
 
   checks(): ReadinessCheck[] {
-    return [
-      { name: 'store', check: () => this.store.ping().then(() => ({ engine: this.store.engine })) },
-      {
-        name: 'redis',
-        check: async () => {
-          if (this.redis.status === 'wait' || this.redis.status === 'end') await this.redis.connect();
-          return this.redis.ping();
-        },
-      },
-    ];
-  }
-
-  onApplicationShutdown() {
-    this.redis.disconnect();
+    return [{ name: 'store', check: () => this.store.ping().then(() => ({ engine: this.store.engine })) }, this.transport.check()];
   }
 }

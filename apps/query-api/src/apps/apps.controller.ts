@@ -1,7 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
 import { QueryMessages, type Received } from '@adintel/contracts';
-import { HandleMessage } from '@adintel/transport';
+import { HandleMessage, Payload } from '@adintel/transport';
 import { AppsService } from './apps.service';
 
 @Controller()

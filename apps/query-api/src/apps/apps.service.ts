@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { App, AppList, PagedNameSearchArgs } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { ListPager, nameQuery } from '../paging/list-pager';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { getDomain } from 'tldts';
 import type { Domain, DomainList, PagedNameSearchArgs } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { ListPager, nameQuery } from '../paging/list-pager';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';
 

@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalJson } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { canonicalJson, ServiceError } from '@adintel/contracts';
 import type { SortKey } from '../store/ad-store.port';
 
 /** Cursors older than this are stale: the data behind a page moves on. */

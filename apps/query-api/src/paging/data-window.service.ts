@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AD_STORE, type AdStore, type CatalogData } from '../store/ad-store.port';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { addDays, dayNumber } from '../store/text';
 
 const CACHE_MS = 5_000;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CursorPagination } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { KeysetPage, SortKey } from '../store/ad-store.port';
 import { normaliseName } from '../store/text';
 import { CursorCodec } from './cursor-codec';

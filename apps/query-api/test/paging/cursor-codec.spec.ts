@@ -1,4 +1,4 @@
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { CURSOR_TTL_MS, CursorCodec } from '../../src/paging/cursor-codec';
 
 describe('CursorCodec', () => {

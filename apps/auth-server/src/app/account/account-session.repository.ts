@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis, InjectRedis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
-import { InjectRedis } from '../redis/redis.module';
 
 const sessionKey = (id: string) => `account-session:${id}`;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;

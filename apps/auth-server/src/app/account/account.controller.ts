@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Body, Controller, Get, HttpStatus, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
 import { APP_CONFIG } from '@adintel/config';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { AppConfig } from '../../config';
 import type { KeyMaterial } from '../keys/key-material';
 import { KEY_MATERIAL } from '../oidc/oidc.module';

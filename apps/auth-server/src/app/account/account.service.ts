@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DailyUsage, OwnerAccount } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { MeteringGateway } from '../metering/metering.gateway';
 import { OwnersService } from '../owners/owners.service';
 import type { OwnerRecord } from '../owners/owners.repository';

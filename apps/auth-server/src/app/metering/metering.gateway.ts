@@ -10,12 +10,13 @@ export class MeteringGateway {
   constructor(@InjectServiceClient('metering') private readonly metering: ServiceClient) {}
 
   /**
-   * A new agent starts its trial. Best effort: registration never fails because metering is down,
-   * and metering creates a missing trial lazily on the agent's first call.
+   * A new agent starts its trial: an event, kept in the event stream until metering has processed it, so
+   * registration never waits for metering nor fails because it is down (it catches up when it is back).
+   * Only a broker outage loses it, and then metering still creates the trial lazily on the agent's first call.
    */
   async agentRegistered(agentId: string, clientName: string | null): Promise<void> {
     try {
-      await this.metering.send(MeteringMessages.agentRegistered, { agent_id: agentId, client_name: clientName });
+      await this.metering.emit(MeteringMessages.agentRegistered, { agent_id: agentId, client_name: clientName });
     } catch (error) {
       this.logger.warn(`metering did not record the new agent ${agentId}: ${(error as Error).message}`);
     }

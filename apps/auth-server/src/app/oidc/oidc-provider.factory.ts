@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis } from '@adintel/redis';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { mcpResourceUrl } from '@adintel/config';
 import type { AppConfig } from '../../config';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis, REDIS } from '@adintel/redis';
 import type Provider from 'oidc-provider';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
@@ -8,7 +8,6 @@ import { MeteringGateway } from '../metering/metering.gateway';
 import { MeteringModule } from '../metering/metering.module';
 import { OwnersModule } from '../owners/owners.module';
 import { OwnersService } from '../owners/owners.service';
-import { REDIS } from '../redis/redis.module';
 import { createOidcProvider } from './oidc-provider.factory';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
 import { TokenFailureLimiter } from './token-failure-limiter';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { type Redis } from '@adintel/redis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /** Models whose records belong to a grant: revoking the grant deletes them all. */

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { InjectRedis, type Redis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
-import { InjectRedis } from '../redis/redis.module';
 import { countHit, readCounts } from './fixed-window';
 
 export type TokenAttemptVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };

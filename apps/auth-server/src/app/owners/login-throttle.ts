@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis, InjectRedis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
-import { InjectRedis } from '../redis/redis.module';
 
 export class LoginThrottledError extends Error {
   constructor(readonly retryAfterSeconds: number) {

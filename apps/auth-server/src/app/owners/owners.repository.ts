@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { InjectRedis } from '../redis/redis.module';
+import { type Redis, InjectRedis } from '@adintel/redis';
 
 export interface OwnerRecord {
   readonly owner_id: string;

@@ -1,14 +1,13 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
 import { MeteringMessages, type Received } from '@adintel/contracts';
-import { HandleMessage } from '@adintel/transport';
+import { HandleEvent, HandleMessage, Payload } from '@adintel/transport';
 import { AccountsService } from './accounts.service';
 
 @Controller()
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
-  @HandleMessage(MeteringMessages.agentRegistered)
+  @HandleEvent(MeteringMessages.agentRegistered)
   agentRegistered(@Payload() request: Received<typeof MeteringMessages.agentRegistered>) {
     return this.accounts.registerAgent(request.agent_id, request.client_name);
   }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis, InjectRedis } from '@adintel/redis';
 import { Clock } from '../clock/clock';
 import { MeteringKeys } from '../redis/keys';
 import { LuaScript } from '../redis/lua-script';
-import { InjectRedis } from '../redis/redis.module';
 import { ATTACH, DETACH } from './accounts.scripts';
 
 interface AgentRecord {

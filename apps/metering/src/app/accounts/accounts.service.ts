@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { OwnerAccount, Usage } from '@adintel/contracts';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { Plan } from '../../config';
 import { BalanceRepository } from '../balances/balance.repository';
 import { Clock } from '../clock/clock';

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis, InjectRedis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
 import { Clock } from '../clock/clock';
 import { MeteringKeys, type PoolKind } from '../redis/keys';
 import { LuaScript } from '../redis/lua-script';
-import { InjectRedis } from '../redis/redis.module';
 import { POOL_USAGE, RESERVE, SETTLE, SWEEP } from './balance.scripts';
 
 /** A closed reservation is remembered this long, so a late duplicate reserve or settle is still recognised. */

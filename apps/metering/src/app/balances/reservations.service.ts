@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Reservation, Settlement } from '@adintel/contracts';
 import { findTool, maxAffordableLimit } from '@adintel/tool-catalogue';
 import { AppMetrics } from '@adintel/observability';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { AccountsService } from '../accounts/accounts.service';
 import { BalanceRepository } from './balance.repository';
 

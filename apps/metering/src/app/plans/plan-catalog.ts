@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { TRIAL_PLAN, type AppConfig, type Plan } from '../../config';
 
 /** The period of a plan that contains a moment: `life` for lifetime plans, the UTC calendar month otherwise. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { type Redis } from '@adintel/redis';
 
 /** A Lua script run by its SHA, loaded on first use and again after a Redis restart (NOSCRIPT). */
 export class LuaScript {

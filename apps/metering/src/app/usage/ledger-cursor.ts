@@ -1,4 +1,4 @@
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 
 /** The cursor of a ledger page: opaque to callers, the stream id of the last event they saw. */
 const PREFIX = 'ledger:';

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import { type Redis, InjectRedis } from '@adintel/redis';
 import { MeteringKeys, type PoolKind } from '../redis/keys';
-import { InjectRedis } from '../redis/redis.module';
 
 export interface LedgerEntry {
   readonly id: string;

@@ -1,7 +1,6 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
 import { MeteringMessages, type Received } from '@adintel/contracts';
-import { HandleMessage } from '@adintel/transport';
+import { HandleMessage, Payload } from '@adintel/transport';
 import { UsageService } from './usage.service';
 
 @Controller()

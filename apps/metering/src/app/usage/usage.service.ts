@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DailyUsage, Usage, UsageEvent, UsageEvents } from '@adintel/contracts';
 import { APP_CONFIG } from '@adintel/config';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { AppConfig } from '../../config';
 import { AccountsService } from '../accounts/accounts.service';
 import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor';

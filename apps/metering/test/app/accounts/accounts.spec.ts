@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ServiceError } from '@adintel/transport';
+import type { ServiceError } from '@adintel/contracts';
 import { FakeClock, meteringForSuite, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
 
 const PRO = 40_000;

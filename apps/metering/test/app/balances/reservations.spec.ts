@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { FakeClock, meteringForSuite, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
 
 const TRIAL = 500;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageEvent } from '@adintel/contracts';
-import type { ServiceError } from '@adintel/transport';
+import type { ServiceError } from '@adintel/contracts';
 import { FakeClock, meteringForSuite, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
 
 describe('the usage ledger against a real Redis', () => {

@@ -1,7 +1,7 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import { z } from 'zod';
 import { loadConfig } from '@adintel/config';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import { elasticsearchConfigShape } from '../../config';
 
 /** What the engine reads from the configuration (ES_URL, ES_REQUEST_TIMEOUT_MS, ES_INDEX_PREFIX). */

@@ -6,7 +6,7 @@
  */
 import { Client, errors } from '@elastic/elasticsearch';
 import Mock from '@elastic/elasticsearch-mock';
-import { ServiceError } from '@adintel/transport';
+import { ServiceError } from '@adintel/contracts';
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';

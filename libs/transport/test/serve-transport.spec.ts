@@ -1,14 +1,11 @@
 import { Controller, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { defineMessage } from '@adintel/contracts';
+import { defineMessage, ServiceError } from '@adintel/contracts';
+import { startPrivateRedis, type PrivateRedis } from '@adintel/testing';
 import { z } from 'zod';
-import { HandleMessage, serveTransport, ServiceClient, ServiceError } from './index';
+import { HandleMessage, serveTransport, ServiceClient } from '../src';
 
-// A real Redis on REDIS_URL; each run uses its own patterns.
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const run = `h${process.pid}${Date.now()}`;
-
-const Refuse = defineMessage(`${run}.refuse`, z.object({ n: z.int() }), z.object({}));
+const Refuse = defineMessage('hybrid.refuse', z.object({ n: z.int() }), z.object({}));
 
 @Controller()
 class HybridHandlers {
@@ -19,20 +16,24 @@ class HybridHandlers {
 }
 
 describe('serveTransport on a hybrid HTTP app', () => {
+  let redis: PrivateRedis;
   let app: INestApplication;
   let client: ServiceClient;
 
   beforeAll(async () => {
+    redis = await startPrivateRedis();
     const module = await Test.createTestingModule({ controllers: [HybridHandlers] }).compile();
     app = module.createNestApplication({ logger: false });
-    await serveTransport(app, REDIS_URL);
+    // TRANSPORT_URL names the broker; REDIS_URL (the data Redis) is unused by the transport then.
+    await serveTransport(app, 'metering', { REDIS_URL: 'redis://127.0.0.1:1', TRANSPORT_URL: redis.url, TRANSPORT_TIMEOUT_MS: 2_000 });
     await app.init();
-    client = new ServiceClient({ service: 'test', redisUrl: REDIS_URL, timeoutMs: 2_000 });
+    client = new ServiceClient({ service: 'metering', url: redis.url, timeoutMs: 2_000 });
   });
 
   afterAll(async () => {
-    await client.close();
-    await app.close();
+    await client?.close();
+    await app?.close();
+    await redis?.stop();
   });
 
   it('answers typed errors, not `internal`', async () => {

@@ -5,7 +5,7 @@ import {
   type BalanceShortfall,
   type ErrorCode,
   type FieldError,
-} from '@adintel/contracts';
+} from './errors';
 
 /** An error a service answers with; it crosses the transport as a typed payload. */
 export class ServiceError extends Error {

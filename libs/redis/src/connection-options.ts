@@ -1,4 +1,4 @@
-/** ioredis connection settings from a `redis://[user:pass@]host:port[/db]` URL. */
+/** ioredis connection settings from a `redis://[user:pass@]host:port[/db]` (or `rediss://`) URL. */
 export function redisConnectionOptions(redisUrl: string) {
   const url = new URL(redisUrl);
   return {
@@ -10,6 +10,3 @@ export function redisConnectionOptions(redisUrl: string) {
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   };
 }
-
-/** Reconnect for as long as the process lives: a dropped connection must never leave a service deaf. */
-export const RECONNECT = { retryAttempts: Number.MAX_SAFE_INTEGER, retryDelay: 1_000 } as const;

@@ -1,0 +1,371 @@
+import { Logger } from '@nestjs/common';
+import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { lastValueFrom } from 'rxjs';
+import { ServiceErrorPayload, type ServiceName } from '@adintel/contracts';
+import { requestIdFrom, runWithRequestId } from '@adintel/observability';
+import { closeRedis, createRedis, type Redis } from '@adintel/redis';
+import { ensureGroup, listConsumers, type StreamEntry } from './consumer-groups';
+import { publishHandled, type TransportHandledEvent } from './diagnostics';
+import { StreamContext } from './stream-context';
+import { STREAM_LIMITS, StreamKeys } from './stream-keys';
+import { runWithTraceparent } from './trace-context';
+import { decodeMessage, encodeReply, type WireMessage, type WireReply } from './wire';
+
+export interface StreamsServerOptions {
+  readonly service: ServiceName;
+  /** The broker: TRANSPORT_URL, which defaults to REDIS_URL. */
+  readonly url: string;
+  /**
+   * A pending entry idle this long belongs to a dead or frozen replica and is claimed by a live one.
+   * Must stay well under the callers' timeout so a claimed request can still be answered in time.
+   */
+  readonly claimIdleMs: number;
+  /**
+   * The replica proves it is alive every third of this window (`transport:<service>:alive`, expiring after the
+   * window); clients fail fast with `unavailable` once no replica did within it. Default 3,000 ms.
+   */
+  readonly livenessWindowMs: number;
+  /** Messages this replica handles at once; it reads no more than it has room for. */
+  readonly concurrency?: number;
+  /** How long one XREADGROUP waits; bounds how stale the consumer's idle time gets while nothing arrives. */
+  readonly blockMs?: number;
+}
+
+interface InFlight {
+  readonly stream: string;
+  readonly done: Promise<void>;
+}
+
+const DEFAULT_CONCURRENCY = 32;
+const DEFAULT_BLOCK_MS = 1_000;
+/** A consumer this long silent with nothing pending is a replica that is gone: its name is removed. */
+const FORGET_CONSUMER_AFTER_MS = 10 * 60_000;
+
+/**
+ * The server side of the transport: a Redis Streams consumer group per service.
+ *
+ * Every replica of a service is one consumer of the group on `transport:<service>:requests` (and, when it has
+ * event handlers, of the group of the same name on `transport:events`), so each message reaches one replica.
+ * A message is acked only after its reply is written; a replica that dies mid-message leaves the entry
+ * pending, and a live replica claims it once it has been idle `claimIdleMs` (XAUTOCLAIM). Requests carry the
+ * caller's deadline and are dropped (acked, never run) once it has passed.
+ *
+ * Liveness: each replica refreshes `transport:<service>:alive` from a timer while it makes progress; when no
+ * replica did within the window (all dead, frozen or hung), clients fail fast with `unavailable`. The replica
+ * also re-claims its own in-flight entries on a timer, so a slow but live handler is never claimed away, while a
+ * frozen replica's entries go idle and are claimed by a live one.
+ */
+export class StreamsServer extends Server implements CustomTransportStrategy {
+  private readonly log = new Logger('Transport');
+  private readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly group: string;
+  private readonly concurrency: number;
+  private readonly blockMs: number;
+  private readonly inFlight = new Map<string, InFlight>();
+  private streams: string[] = [];
+  private commands?: Redis;
+  private reader?: Redis;
+  private readerClientId?: number;
+  private closing = false;
+  private readLoop?: Promise<void>;
+  private slotFreed?: () => void;
+  private timers: NodeJS.Timeout[] = [];
+  private finishedSinceBeat = 0;
+  private readonly inboxExpiries = new Map<string, number>();
+
+  constructor(private readonly options: StreamsServerOptions) {
+    super();
+    this.group = options.service;
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.blockMs = options.blockMs ?? DEFAULT_BLOCK_MS;
+  }
+
+  /** This replica's consumer name in the group (host:pid:random). */
+  get consumerName(): string {
+    return this.consumer;
+  }
+
+  async listen(callback: (error?: unknown) => void): Promise<void> {
+    try {
+      this.commands = createRedis({ url: this.options.url, name: `transport:${this.group}` });
+      this.reader = createRedis({ url: this.options.url, name: `transport:${this.group}:reader`, blocking: true });
+      this.reader.on('ready', () => void this.rememberReaderId());
+      this.streams = [StreamKeys.requests(this.options.service)];
+      await ensureGroup(this.commands, StreamKeys.requests(this.options.service), this.group, '$');
+      if ([...this.messageHandlers.values()].some((handler) => handler.isEventHandler)) {
+        // From the start of the retained stream: events published before this service first ran are not lost.
+        await ensureGroup(this.commands, StreamKeys.events, this.group, '0');
+        this.streams.push(StreamKeys.events);
+      }
+      await this.heartbeat();
+      await this.rememberReaderId();
+      const tick = Math.max(100, Math.floor(this.options.claimIdleMs / 4));
+      this.timers.push(setInterval(() => void this.maintain(), tick));
+      this.timers.push(setInterval(() => void this.heartbeat(), Math.floor(this.options.livenessWindowMs / 3)));
+      this.timers.push(setInterval(() => void this.forgetDeadConsumers(), FORGET_CONSUMER_AFTER_MS / 10));
+      this.readLoop = this.readUntilClosed();
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  /**
+   * Graceful stop: reads nothing more (the blocked XREADGROUP is released at once), lets the handlers in
+   * flight finish, reply and ack, and returns. Entries read but not started are handed back: they stay
+   * pending with an idle time past `claimIdleMs`, so another replica claims them on its next pass.
+   */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    this.slotFreed?.();
+    if (this.commands && this.readerClientId !== undefined) {
+      await this.commands.client('UNBLOCK', this.readerClientId).catch(() => undefined);
+    }
+    await this.readLoop;
+    await Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));
+    if (this.commands) {
+      await this.forgetSelfIfIdle().catch(() => undefined);
+      await closeRedis(this.commands);
+    }
+    if (this.reader) this.reader.disconnect();
+  }
+
+  on(): never {
+    throw new Error('the Redis Streams transport has no events to listen to');
+  }
+
+  unwrap<T>(): T {
+    return { commands: this.commands, reader: this.reader } as T;
+  }
+
+  private async rememberReaderId(): Promise<void> {
+    this.readerClientId = (await this.reader?.client('ID').catch(() => undefined)) as number | undefined;
+  }
+
+  private async readUntilClosed(): Promise<void> {
+    const reader = this.reader as Redis;
+    while (!this.closing) {
+      const room = this.concurrency - this.inFlight.size;
+      if (room <= 0) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        continue;
+      }
+      let reply: [string, StreamEntry[]][] | null;
+      try {
+        reply = (await reader.xreadgroup(
+          'GROUP',
+          this.group,
+          this.consumer,
+          'COUNT',
+          room,
+          'BLOCK',
+          this.blockMs,
+          'STREAMS',
+          ...this.streams,
+          ...this.streams.map(() => '>'),
+        )) as [string, StreamEntry[]][] | null;
+      } catch (error) {
+        if (this.closing) break;
+        if ((error as Error).message.includes('NOGROUP')) await this.recreateGroups();
+        else this.log.warn(`reading ${this.streams.join(', ')}: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      for (const [stream, entries] of reply ?? []) this.accept(stream, entries);
+    }
+  }
+
+  /** Someone deleted the stream (FLUSHDB in a test, an operator): make it again instead of going deaf. */
+  private async recreateGroups(): Promise<void> {
+    const commands = this.commands as Redis;
+    await ensureGroup(commands, StreamKeys.requests(this.options.service), this.group, '$').catch(() => undefined);
+    if (this.streams.includes(StreamKeys.events)) await ensureGroup(commands, StreamKeys.events, this.group, '0').catch(() => undefined);
+  }
+
+  private accept(stream: string, entries: StreamEntry[]): void {
+    const handBack: string[] = [];
+    for (const [id, fields] of entries) {
+      if (this.closing) {
+        handBack.push(id);
+        continue;
+      }
+      if (this.inFlight.has(id) || fields === null) continue;
+      const done = this.handle(stream, id, fields).finally(() => {
+        this.inFlight.delete(id);
+        this.finishedSinceBeat += 1;
+        this.slotFreed?.();
+        this.slotFreed = undefined;
+      });
+      this.inFlight.set(id, { stream, done });
+    }
+    if (handBack.length > 0) void this.handBack(stream, handBack);
+  }
+
+  /** Makes entries this replica will not run claimable by the others at once (their idle time jumps past the limit). */
+  private async handBack(stream: string, ids: string[]): Promise<void> {
+    await this.commands
+      ?.xclaim(stream, this.group, this.consumer, 0, ...ids, 'IDLE', this.options.claimIdleMs + 1, 'JUSTID')
+      .catch((error: Error) => this.log.warn(`handing back ${ids.length} entries: ${error.message}`));
+  }
+
+  private async handle(stream: string, entryId: string, fields: string[]): Promise<void> {
+    const started = performance.now();
+    const message = decodeMessage(fields);
+    if (!message) {
+      this.log.warn({ msg: 'skipped an entry that is not a transport message', stream, entry_id: entryId });
+      return this.ack(stream, entryId);
+    }
+    const handler = this.getHandlerByPattern(message.pattern);
+    if (message.reply && Date.now() > message.reply.deadline) {
+      // The caller has given up: running it now could only charge or query for nobody.
+      this.report(message, 'expired', started);
+      return this.ack(stream, entryId);
+    }
+    if (!message.reply && !handler?.isEventHandler) return this.ack(stream, entryId); // an event for other services
+    const context = new StreamContext([message.pattern, message.metadata, entryId]);
+    await runWithRequestId(requestIdFrom(message.metadata.request_id), () =>
+      runWithTraceparent(message.metadata.traceparent, async () => {
+        const outcome = handler ? await this.run(handler, message, context) : missingHandler(message.pattern);
+        if (message.reply) {
+          await this.replyAndAck(stream, entryId, message.reply, outcome);
+        } else if ('ok' in outcome || outcome.typed) {
+          await this.ack(stream, entryId);
+        } else {
+          // An unexpected failure of an event (e.g. its store is down) is retried: the entry stays pending and
+          // is claimed again after claimIdleMs. Typed errors (a bad event) are final.
+          this.log.warn({ msg: 'event failed, left pending for a retry', pattern: message.pattern });
+        }
+        this.report(message, 'ok' in outcome ? 'ok' : 'error', started);
+      }),
+    );
+  }
+
+  private async run(handler: MessageHandler, message: WireMessage, context: StreamContext): Promise<HandlerOutcome> {
+    try {
+      const result = await lastValueFrom(this.transformToObservable(await handler(message.data, context)), { defaultValue: undefined });
+      return { ok: result };
+    } catch (error) {
+      // RpcErrorFilter turns every error into a ServiceErrorPayload; anything else is a bug in the filter chain.
+      const payload = ServiceErrorPayload.safeParse(error);
+      if (payload.success) return { err: payload.data, typed: payload.data.code !== 'internal' };
+      this.log.error(error instanceof Error ? error : new Error(String(error)));
+      return { err: { code: 'internal', message: 'the service failed unexpectedly' }, typed: false };
+    }
+  }
+
+  private async replyAndAck(stream: string, entryId: string, reply: NonNullable<WireMessage['reply']>, outcome: HandlerOutcome) {
+    const wire: WireReply = 'ok' in outcome ? { id: reply.id, ok: outcome.ok } : { id: reply.id, err: outcome.err };
+    // One round trip: the reply, now and then its inbox's expiry, and the ack. Redis runs one connection's
+    // commands in order, so the ack never lands before the reply it follows.
+    const pipeline = (this.commands as Redis).pipeline().xadd(reply.to, 'MAXLEN', '~', STREAM_LIMITS.repliesMaxLen, '*', ...encodeReply(wire));
+    if (this.inboxExpiryDue(reply.to)) pipeline.pexpire(reply.to, STREAM_LIMITS.repliesTtlMs);
+    const results = await pipeline
+      .xack(stream, this.group, entryId)
+      .exec()
+      .catch((error: Error): [Error | null, unknown][] => [[error, undefined]]);
+    const failed = results?.find(([error]) => error);
+    if (failed) this.log.warn(`replying to ${reply.to}: ${(failed[0] as Error).message}; the entry stays pending`);
+  }
+
+  /** A reply stream's expiry is pushed forward at most once per second per inbox, not on every reply. */
+  private inboxExpiryDue(inbox: string): boolean {
+    const now = Date.now();
+    if (now - (this.inboxExpiries.get(inbox) ?? 0) < 1_000) return false;
+    if (this.inboxExpiries.size > 10_000) this.inboxExpiries.clear();
+    this.inboxExpiries.set(inbox, now);
+    return true;
+  }
+
+  private async ack(stream: string, entryId: string): Promise<void> {
+    await this.commands?.xack(stream, this.group, entryId).catch((error: Error) => this.log.warn(`ack ${entryId}: ${error.message}`));
+  }
+
+  private report(message: WireMessage, outcome: TransportHandledEvent['outcome'], started: number): void {
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    this.log.log({ msg: 'message handled', pattern: message.pattern, duration_ms: durationMs, outcome });
+    publishHandled({ pattern: message.pattern, outcome, durationMs });
+  }
+
+  /**
+   * A replica is alive when its event loop runs (a frozen process skips this timer) and it makes progress:
+   * with every slot taken and nothing finished since the last beat, its handlers are hung and it stays silent,
+   * so callers stop queueing work behind it.
+   */
+  private async heartbeat(): Promise<void> {
+    const hung = this.inFlight.size >= this.concurrency && this.finishedSinceBeat === 0;
+    this.finishedSinceBeat = 0;
+    if (this.closing || hung || !this.commands) return;
+    await this.commands
+      .set(StreamKeys.alive(this.options.service), this.consumer, 'PX', this.options.livenessWindowMs)
+      .catch((error: Error) => this.log.warn(`heartbeat: ${error.message}`));
+  }
+
+  /**
+   * Every claimIdleMs/4: keep this replica's own in-flight entries fresh (so nobody claims a slow but live
+   * handler), then claim entries of dead or frozen replicas. Both also refresh this consumer's idle time.
+   */
+  private async maintain(): Promise<void> {
+    if (this.closing || !this.commands) return;
+    const commands = this.commands;
+    try {
+      for (const stream of this.streams) {
+        const mine = [...this.inFlight.entries()].filter(([, entry]) => entry.stream === stream).map(([id]) => id);
+        if (mine.length > 0) {
+          await commands.xclaim(stream, this.group, this.consumer, Math.floor(this.options.claimIdleMs / 4), ...mine, 'JUSTID');
+        }
+        await this.claimAbandoned(commands, stream);
+      }
+    } catch (error) {
+      if (!this.closing) this.log.warn(`claiming abandoned messages: ${(error as Error).message}`);
+    }
+  }
+
+  private async claimAbandoned(commands: Redis, stream: string): Promise<void> {
+    let cursor = '0-0';
+    do {
+      const room = this.concurrency - this.inFlight.size;
+      if (room <= 0 || this.closing) return;
+      const [next, entries] = (await commands.xautoclaim(stream, this.group, this.consumer, this.options.claimIdleMs, cursor, 'COUNT', room)) as [
+        string,
+        StreamEntry[],
+      ];
+      if (entries.length > 0) this.log.log({ msg: 'claimed abandoned messages', stream, count: entries.length });
+      this.accept(stream, entries);
+      cursor = next;
+    } while (cursor !== '0-0');
+  }
+
+  /** Removes consumers of replicas long gone (nothing pending), so the group lists only real replicas. */
+  private async forgetDeadConsumers(): Promise<void> {
+    if (this.closing || !this.commands) return;
+    const commands = this.commands;
+    for (const stream of this.streams) {
+      const consumers = await listConsumers(commands, stream, this.group).catch(() => []);
+      for (const consumer of consumers) {
+        if (consumer.name !== this.consumer && consumer.pending === 0 && consumer.idle > FORGET_CONSUMER_AFTER_MS) {
+          await commands.xgroup('DELCONSUMER', stream, this.group, consumer.name).catch(() => undefined);
+        }
+      }
+    }
+  }
+
+  /** On a clean stop with nothing left pending, the consumer leaves the group (deleting it with entries would lose them). */
+  private async forgetSelfIfIdle(): Promise<void> {
+    const commands = this.commands as Redis;
+    for (const stream of this.streams) {
+      const me = (await listConsumers(commands, stream, this.group)).find((c) => c.name === this.consumer);
+      if (me && me.pending === 0) await commands.xgroup('DELCONSUMER', stream, this.group, this.consumer);
+    }
+  }
+}
+
+type HandlerOutcome = { ok: unknown } | { err: ServiceErrorPayload; typed: boolean };
+
+function missingHandler(pattern: string): HandlerOutcome {
+  return { err: { code: 'internal', message: `this service has no handler for ${pattern}` }, typed: true };
+}
