@@ -63,7 +63,9 @@ describe('replicas share the work over the Redis Streams transport', () => {
       return outcome;
     };
     await receipt(restSearch(agent.token)); // warm: liveness cached, scripts loaded
-    const monitor = await new Redis(stack.redisUrl).monitor();
+    // monitor() opens a connection of its own: the client it came from is closed too, or it keeps jest alive.
+    const origin = new Redis(stack.redisUrl);
+    const monitor = await origin.monitor();
     const commands: { source: string; args: string[] }[] = [];
     monitor.on('monitor', (_time: string, args: string[], source: string) => commands.push({ source, args }));
     try {
@@ -72,6 +74,7 @@ describe('replicas share the work over the Redis Streams transport', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       monitor.disconnect();
+      origin.disconnect();
     }
     // Background work of the transport, not on the call's path: blocking reads re-armed after a message,
     // heartbeats, claim passes, liveness refreshes.
