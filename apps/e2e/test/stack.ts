@@ -11,17 +11,42 @@ export interface Stack {
   readonly apps: Record<'auth-server' | 'metering' | 'query-api' | 'mcp-gateway', AppProcess>;
   /** The auth server's signing key (given to it through AUTH_JWKS), for crafting tokens it would never issue. */
   readonly signingKey: JsonWebKey & { kid: string };
+  /** The private Redis the apps talk through (the benchmark reads its CPU time). */
+  readonly redisUrl: string;
   stop(): Promise<void>;
 }
 
+export type AppName = keyof Stack['apps'];
+
 export const SEEDED_ADS = 3_000;
+
+/** What the tests leave at their defaults and the benchmark changes. */
+export interface StackOptions {
+  /** Demo ads seeded into query-api's store (default SEEDED_ADS). */
+  readonly ads?: number;
+  /**
+   * query-api's DATA_DIR, kept after stop so a large seeded store is reused by the next run (the seed skips a
+   * store that already holds ads). Default: a temporary folder removed on stop.
+   */
+  readonly queryDataDir?: string;
+  /** QUERY_WORKERS (default 1). */
+  readonly queryWorkers?: number;
+  /** Every app's LOG_LEVEL (default info: the request-id test reads the apps' JSON log lines). */
+  readonly logLevel?: string;
+  /** The gateway's per-account limit of paid calls (default 6000 a minute, bursts of 1000). */
+  readonly rateLimit?: { readonly perMinute: number; readonly burst: number };
+  /** The trial plan's allowance in tokens (default metering's own plans). */
+  readonly trialAllowance?: number;
+  /** Extra environment per app, e.g. NODE_OPTIONS for a profiler. */
+  readonly appEnv?: Partial<Record<AppName, Record<string, string>>>;
+}
 
 /**
  * The whole service as real processes: a private redis-server (Redis PUB/SUB ignores db numbers, so a
  * shared server would let other suites' processes answer our messages), query-api on a small seeded
  * SQLite store, metering, auth-server, mcp-gateway, and the front door that gives them one origin.
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'adintel-e2e-'));
   const cleanups: (() => Promise<unknown> | void)[] = [() => rmSync(dataDir, { recursive: true, force: true })];
   const stop = async () => {
@@ -31,14 +56,20 @@ export async function startStack(): Promise<Stack> {
     const redisUrl = await startRedis(cleanups);
     const frontPort = await freePort();
     const baseUrl = `http://127.0.0.1:${frontPort}`;
-    // info: the request-id test reads the apps' JSON log lines.
-    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'info' };
-    const queryEnv = { ...common, DATA_DIR: join(dataDir, 'query'), QUERY_WORKERS: '1' };
+    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: options.logLevel ?? 'info' };
+    const envOf = (app: AppName, own: Record<string, string> = {}) => ({ ...common, ...own, ...options.appEnv?.[app] });
+    const queryEnv = {
+      ...common,
+      DATA_DIR: options.queryDataDir ?? join(dataDir, 'query'),
+      QUERY_WORKERS: String(options.queryWorkers ?? 1),
+    };
 
-    await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(SEEDED_ADS)], queryEnv);
+    await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(options.ads ?? SEEDED_ADS)], queryEnv);
+    const meteringEnv: Record<string, string> =
+      options.trialAllowance === undefined ? {} : { PLANS: JSON.stringify({ trial: { allowance: options.trialAllowance, period: 'lifetime' } }) };
     const started = await Promise.allSettled([
-      startApp({ name: 'query-api', env: queryEnv }),
-      startApp({ name: 'metering', env: common }),
+      startApp({ name: 'query-api', env: envOf('query-api', queryEnv), timeoutMs: 60_000 }),
+      startApp({ name: 'metering', env: envOf('metering', meteringEnv) }),
     ]);
     for (const outcome of started) if (outcome.status === 'fulfilled') cleanups.push(() => outcome.value.stop());
     const [queryApi, metering] = started.map((outcome) => {
@@ -48,23 +79,21 @@ export async function startStack(): Promise<Stack> {
     const signingKey = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'e2e-key', alg: 'ES256', use: 'sig' };
     const authServer = await startApp({
       name: 'auth-server',
-      env: {
-        ...common,
+      env: envOf('auth-server', {
         DATA_DIR: join(dataDir, 'auth'),
         AUTH_JWKS: JSON.stringify({ keys: [signingKey] }),
         REGISTRATION_LIMIT_PER_HOUR: '1000',
-      },
+      }),
     });
     cleanups.push(() => authServer.stop());
     const gateway = await startApp({
       name: 'mcp-gateway',
       readyPath: '/readyz',
-      env: {
-        ...common,
+      env: envOf('mcp-gateway', {
         AUTH_JWKS_URL: `${authServer.url}/oauth2/jwks`,
-        RATE_LIMIT_PER_MINUTE: '6000',
-        RATE_LIMIT_BURST: '1000',
-      },
+        RATE_LIMIT_PER_MINUTE: String(options.rateLimit?.perMinute ?? 6000),
+        RATE_LIMIT_BURST: String(options.rateLimit?.burst ?? 1000),
+      }),
     });
     cleanups.push(() => gateway.stop());
     const frontDoor = await startFrontDoor(frontPort, {
@@ -78,6 +107,7 @@ export async function startStack(): Promise<Stack> {
       baseUrl,
       apps: { 'auth-server': authServer, metering, 'query-api': queryApi, 'mcp-gateway': gateway },
       signingKey,
+      redisUrl,
       stop,
     };
   } catch (error) {

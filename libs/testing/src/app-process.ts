@@ -9,6 +9,8 @@ export interface AppProcess {
   readonly name: string;
   readonly url: string;
   readonly port: number;
+  /** The process id, for reading its CPU time and memory from /proc (benchmarks). */
+  readonly pid: number;
   /** Lines the process wrote, for assertions on logs and for failure reports. */
   readonly output: string[];
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -53,7 +55,7 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
   child.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const app: AppProcess = { name: options.name, url, port, output, stop: (signal) => stop(child, exited, signal) };
+  const app: AppProcess = { name: options.name, url, port, pid: child.pid ?? -1, output, stop: (signal) => stop(child, exited, signal) };
   try {
     await waitUntilReady(`${url}${options.readyPath ?? '/healthz'}`, options.timeoutMs ?? 30_000, exited);
   } catch (error) {
