@@ -10,7 +10,7 @@ export interface BareRoute {
 
 /** The machine's ceiling for this answer: a Node `http` server that only writes the same bytes back. */
 export async function startBareRoute(): Promise<BareRoute> {
-  let body = Buffer.alloc(0);
+  let body: Buffer = Buffer.alloc(0);
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
     res.end(body);

@@ -27,16 +27,20 @@ export interface Drive {
 export async function drive(target: Target, connections: number, seconds: number): Promise<Drive> {
   await checkAnswer(target);
   const times: number[] = [];
-  const instance = autocannon({
-    url: target.url,
-    method: target.method ?? 'GET',
-    headers: target.headers ?? {},
-    ...(target.body === undefined ? {} : { body: target.body }),
-    connections,
-    duration: seconds,
+  const result = await new Promise<autocannon.Result>((done, fail) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        method: target.method ?? 'GET',
+        headers: target.headers ?? {},
+        ...(target.body === undefined ? {} : { body: target.body }),
+        connections,
+        duration: seconds,
+      },
+      (error, finished) => (error ? fail(error) : done(finished)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
-  instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
-  const result = await instance;
   times.sort((a, b) => a - b);
   const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? 0;
   return {

@@ -15,7 +15,7 @@ import { newAgentToken } from '../test/agent';
 import { startStack, type AppName, type Stack } from '../test/stack';
 import { startBareRoute } from './bare-route';
 import { drive, type Drive, type Target } from './drive';
-import { appCpuMs, appRssMb, redisCpuMs } from './process-stats';
+import { appCpuMs, appResident, redisCpuMs } from './process-stats';
 import { renderReport, type CaseResult } from './report';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -28,6 +28,8 @@ async function main() {
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '1,16' },
       'query-workers': { type: 'string', default: '2' },
+      // Only the cases whose name contains one of these comma-separated words (e.g. `search_ads` while profiling).
+      cases: { type: 'string' },
       // Writes a V8 CPU profile of the gateway to this folder when the stack stops (summarise: bench/cpu-profile-top.ts).
       'profile-gateway': { type: 'string' },
       // Writes heap snapshots of the gateway and query-api after the run to this folder (bench/heap-snapshot-top.ts).
@@ -75,7 +77,8 @@ async function main() {
     bare.serve(body);
     out(`# REST search_ads answer: ${body.length} bytes, served as is by the bare route at ${bare.url}`);
 
-    const targets: Target[] = [
+    const wanted = values.cases?.split(',');
+    const targets = ([
       { name: 'bare route', url: bare.url },
       { name: 'REST search_ads', url: `${gateway}/api/v1/ads?country=US&limit=20`, headers: auth },
       {
@@ -88,7 +91,7 @@ async function main() {
       { name: 'count_ads', url: `${gateway}/api/v1/ads/count?country=US`, headers: auth },
       { name: 'get_usage', url: `${gateway}/api/v1/usage`, headers: auth },
       { name: 'get_trends geo', url: `${gateway}/api/v1/analytics/trends/geo`, headers: auth },
-    ];
+    ] satisfies Target[]).filter((target) => !wanted || wanted.some((word) => target.name.includes(word)));
     const redis = new Redis(stack.redisUrl);
     const results: CaseResult[] = [];
     const total = targets.length * connectionCounts.length;
@@ -109,10 +112,10 @@ async function main() {
     } finally {
       redis.disconnect();
     }
-    const rssMb = Object.fromEntries(APPS.map((app) => [app, appRssMb(stack.apps[app].pid)]));
+    const resident = Object.fromEntries(APPS.map((app) => [app, appResident(stack.apps[app].pid)]));
     if (values['heap-snapshots']) await writeHeapSnapshots(stack, resolve(values['heap-snapshots']));
     out('');
-    out(renderReport({ date: new Date(), ads, duration, bodyBytes: body.length, inProcessMs, results, rssMb }));
+    out(renderReport({ date: new Date(), ads, duration, bodyBytes: body.length, inProcessMs, results, resident }));
   } finally {
     await bare.stop();
     await stack.stop();

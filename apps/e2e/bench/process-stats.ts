@@ -12,11 +12,20 @@ export function appCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-/** Resident set size of a process in MB, from /proc/<pid>/status. */
-export function appRssMb(pid: number): number {
+export interface Resident {
+  /** VmRSS, MB. */
+  readonly total: number;
+  /** Of which anonymous memory (heaps, native allocations), MB. */
+  readonly anon: number;
+  /** Of which pages of mapped files (the code, and the SQLite file query-api maps), MB: reclaimable. */
+  readonly file: number;
+}
+
+/** Resident set size of a process, from /proc/<pid>/status. */
+export function appResident(pid: number): Resident {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
-  return kb === undefined ? Number.NaN : Number(kb) / 1024;
+  const mb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
+  return { total: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile') + mb('RssShmem') };
 }
 
 /** CPU time Redis has used so far (INFO cpu), in ms. */

@@ -1,4 +1,5 @@
 import type { Drive } from './drive';
+import type { Resident } from './process-stats';
 
 export interface CaseResult extends Drive {
   readonly target: string;
@@ -14,7 +15,7 @@ interface Report {
   readonly bodyBytes: number;
   readonly inProcessMs: number;
   readonly results: readonly CaseResult[];
-  readonly rssMb: Record<string, number>;
+  readonly resident: Record<string, Resident>;
 }
 
 const RSS_GOAL_MB = 256;
@@ -37,13 +38,17 @@ export function renderReport(report: Report): string {
     lines.push(`| ${r.target} | ${r.connections} | ${fixed(r.requestsPerSecond, 0)} | ${fixed(r.p50)} | ${fixed(r.p95)} | ${fixed(r.p99)} | ${cpu.join(' | ')} | ${r.errors} |`);
   }
   lines.push('');
-  lines.push(`RSS after the run (MB): ${Object.entries(report.rssMb).map(([app, mb]) => `${app} ${fixed(mb, 0)}`).join(', ')}`);
+  lines.push(
+    `RSS after the run, MB (anonymous + mapped files): ${Object.entries(report.resident)
+      .map(([app, rss]) => `${app} ${fixed(rss.total, 0)} (${fixed(rss.anon, 0)} + ${fixed(rss.file, 0)})`)
+      .join(', ')}`,
+  );
   lines.push('');
   lines.push(...goals(report).map((goal) => `- ${goal}`));
   return lines.join('\n');
 }
 
-function goals({ results, inProcessMs, rssMb }: Report): string[] {
+function goals({ results, inProcessMs, resident }: Report): string[] {
   const find = (target: string, connections: number) => results.find((r) => r.target === target && r.connections === connections);
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
   const out: string[] = [];
@@ -66,6 +71,8 @@ function goals({ results, inProcessMs, rssMb }: Report): string[] {
       out.push(`MCP p50 / REST p50 at ${connections} conn: ${fixed(mcp.p50)} / ${fixed(rest.p50)} ms = ${fixed(ratio)}x (goal <= 1.1x): ${verdict(ratio <= 1.1)}`);
     }
   }
-  for (const [app, mb] of Object.entries(rssMb)) out.push(`RSS ${app}: ${fixed(mb, 0)} MB (goal <= ${RSS_GOAL_MB} MB): ${verdict(mb <= RSS_GOAL_MB)}`);
+  for (const [app, { total }] of Object.entries(resident)) {
+    out.push(`RSS ${app}: ${fixed(total, 0)} MB (goal <= ${RSS_GOAL_MB} MB): ${verdict(total <= RSS_GOAL_MB)}`);
+  }
   return out;
 }
