@@ -30,6 +30,12 @@ async function main() {
       'query-workers': { type: 'string', default: '2' },
       // Only the cases whose name contains one of these comma-separated words (e.g. `search_ads` while profiling).
       cases: { type: 'string' },
+      // Heap limits as the deploy sets them, e.g. `mcp-gateway=160,query-api=384` (NODE_OPTIONS --max-old-space-size).
+      'heap-mb': { type: 'string' },
+      // --max-semi-space-size for every app: caps the young generation (see README "Performance", "Memory").
+      'semi-space-mb': { type: 'string' },
+      // MALLOC_ARENA_MAX for every app (glibc: fewer per-thread malloc arenas, less memory kept after load).
+      'malloc-arena-max': { type: 'string' },
       // Writes a V8 CPU profile of the gateway to this folder when the stack stops (summarise: bench/cpu-profile-top.ts).
       'profile-gateway': { type: 'string' },
       // Writes heap snapshots of the gateway and query-api after the run to this folder (bench/heap-snapshot-top.ts).
@@ -48,6 +54,13 @@ async function main() {
     const env = (appEnv[app] ??= {});
     env['NODE_OPTIONS'] = `${env['NODE_OPTIONS'] ?? ''} ${option}`.trim();
   };
+  for (const limit of values['heap-mb']?.split(',') ?? []) {
+    const [app, mb] = limit.split('=');
+    if (!APPS.includes(app as AppName) || !Number(mb)) throw new Error(`--heap-mb: ${limit} is not <app>=<MB> (apps: ${APPS.join(', ')})`);
+    nodeOptions(app as AppName, `--max-old-space-size=${Number(mb)}`);
+  }
+  if (values['semi-space-mb']) for (const app of APPS) nodeOptions(app, `--max-semi-space-size=${Number(values['semi-space-mb'])}`);
+  if (values['malloc-arena-max']) for (const app of APPS) (appEnv[app] ??= {})['MALLOC_ARENA_MAX'] = values['malloc-arena-max'];
   if (values['profile-gateway']) nodeOptions('mcp-gateway', `--cpu-prof --cpu-prof-dir=${resolve(values['profile-gateway'])}`);
   if (values['heap-snapshots']) {
     const dir = resolve(values['heap-snapshots']);
