@@ -3,7 +3,8 @@
  * connections, side by side with a bare Node `http` route that sends the same bytes as the REST search_ads answer
  * and with the in-process store time of the same call. Prints req/s and latency per case, CPU ms per call per app,
  * RSS per app, and the ratios the performance goals are stated in.
- * Run: npx nx run e2e:bench [-- --duration=10 --ads=100000 --profile-gateway=tmp/e2e-bench/profiles]
+ * Run: npx nx run e2e:bench [-- --duration=10 --ads=100000 --node-options=deploy|none --cases=search_ads
+ *   --profile-gateway=tmp/e2e-bench/profiles --heap-snapshots=tmp/e2e-bench/heap]
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from '../test/agent';
 import { startStack, type AppName, type Stack } from '../test/stack';
 import { startBareRoute } from './bare-route';
+import { deployNodeOptions } from './deploy-node-options';
 import { drive, type Drive, type Target } from './drive';
 import { appCpuMs, appResident, redisCpuMs } from './process-stats';
 import { renderReport, type CaseResult } from './report';
@@ -30,10 +32,8 @@ async function main() {
       'query-workers': { type: 'string', default: '2' },
       // Only the cases whose name contains one of these comma-separated words (e.g. `search_ads` while profiling).
       cases: { type: 'string' },
-      // Heap limits as the deploy sets them, e.g. `mcp-gateway=160,query-api=384` (NODE_OPTIONS --max-old-space-size).
-      'heap-mb': { type: 'string' },
-      // --max-semi-space-size for every app: caps the young generation (see README "Performance", "Memory").
-      'semi-space-mb': { type: 'string' },
+      // `deploy`: every app with the NODE_OPTIONS (heap limits) of its k8s/base Deployment; `none`: Node's defaults.
+      'node-options': { type: 'string', default: 'deploy' },
       // MALLOC_ARENA_MAX for every app (glibc: fewer per-thread malloc arenas, less memory kept after load).
       'malloc-arena-max': { type: 'string' },
       // Writes a V8 CPU profile of the gateway to this folder when the stack stops (summarise: bench/cpu-profile-top.ts).
@@ -54,12 +54,8 @@ async function main() {
     const env = (appEnv[app] ??= {});
     env['NODE_OPTIONS'] = `${env['NODE_OPTIONS'] ?? ''} ${option}`.trim();
   };
-  for (const limit of values['heap-mb']?.split(',') ?? []) {
-    const [app, mb] = limit.split('=');
-    if (!APPS.includes(app as AppName) || !Number(mb)) throw new Error(`--heap-mb: ${limit} is not <app>=<MB> (apps: ${APPS.join(', ')})`);
-    nodeOptions(app as AppName, `--max-old-space-size=${Number(mb)}`);
-  }
-  if (values['semi-space-mb']) for (const app of APPS) nodeOptions(app, `--max-semi-space-size=${Number(values['semi-space-mb'])}`);
+  if (values['node-options'] !== 'deploy' && values['node-options'] !== 'none') throw new Error('--node-options: deploy or none');
+  if (values['node-options'] === 'deploy') for (const app of APPS) nodeOptions(app, deployNodeOptions(app));
   if (values['malloc-arena-max']) for (const app of APPS) (appEnv[app] ??= {})['MALLOC_ARENA_MAX'] = values['malloc-arena-max'];
   if (values['profile-gateway']) nodeOptions('mcp-gateway', `--cpu-prof --cpu-prof-dir=${resolve(values['profile-gateway'])}`);
   if (values['heap-snapshots']) {
