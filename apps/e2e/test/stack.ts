@@ -20,19 +20,39 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+export type AppName = keyof Stack['apps'];
+
+/** What the tests leave at their defaults and the benchmark or a suite changes. */
 export interface StackOptions {
   /** query-api processes, each on its own copy of the seeded store (default 1). */
   readonly queryReplicas?: number;
   readonly meteringReplicas?: number;
   /** Extra environment for every app. */
   readonly env?: Record<string, string>;
+  /** Extra environment per app, e.g. NODE_OPTIONS for a profiler (applied after `env`). */
+  readonly appEnv?: Partial<Record<AppName, Record<string, string>>>;
+  /** Demo ads seeded into query-api's store (default SEEDED_ADS). */
+  readonly ads?: number;
+  /**
+   * query-api's DATA_DIR, kept after stop so a large seeded store is reused by the next run (the seed skips a
+   * store that already holds ads). Default: a temporary folder removed on stop.
+   */
+  readonly queryDataDir?: string;
+  /** QUERY_WORKERS (default 1). */
+  readonly queryWorkers?: number;
+  /** Every app's LOG_LEVEL (default info: the request-id test reads the apps' JSON log lines). */
+  readonly logLevel?: string;
+  /** The gateway's per-account limit of paid calls (default 6000 a minute, bursts of 1000). */
+  readonly rateLimit?: { readonly perMinute: number; readonly burst: number };
+  /** The trial plan's allowance in tokens (default metering's own plans). */
+  readonly trialAllowance?: number;
 }
 
 export const SEEDED_ADS = 3_000;
 
 /**
- * The whole service as real processes: a private redis-server (Redis PUB/SUB ignores db numbers, so a
- * shared server would let other suites' processes answer our messages), query-api on a small seeded
+ * The whole service as real processes: a private redis-server (its streams and keys are ours alone, so no
+ * other suite's processes take our messages), query-api on a small seeded
  * SQLite store, metering, auth-server, mcp-gateway, and the front door that gives them one origin.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -45,25 +65,30 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const redisUrl = await startRedis(cleanups);
     const frontPort = await freePort();
     const baseUrl = `http://127.0.0.1:${frontPort}`;
-    // info: the request-id test reads the apps' JSON log lines.
-    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'info', ...options.env };
-    const queryEnv = { ...common, DATA_DIR: join(dataDir, 'query'), QUERY_WORKERS: '1' };
+    const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: options.logLevel ?? 'info', ...options.env };
+    const envOf = (app: AppName, own: Record<string, string> = {}) => ({ ...common, ...own, ...options.appEnv?.[app] });
+    const queryDir = options.queryDataDir ?? join(dataDir, 'query');
+    const queryEnv = envOf('query-api', { DATA_DIR: queryDir, QUERY_WORKERS: String(options.queryWorkers ?? 1) });
+    const meteringEnv = envOf(
+      'metering',
+      options.trialAllowance === undefined ? {} : { PLANS: JSON.stringify({ trial: { allowance: options.trialAllowance, period: 'lifetime' } }) },
+    );
 
-    await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(SEEDED_ADS)], queryEnv);
+    await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(options.ads ?? SEEDED_ADS)], queryEnv);
     const queryReplicas = Array.from({ length: options.queryReplicas ?? 1 }, (_, i) => {
       if (i === 0) return queryEnv;
-      cpSync(join(dataDir, 'query'), join(dataDir, `query-${i}`), { recursive: true });
+      cpSync(queryDir, join(dataDir, `query-${i}`), { recursive: true });
       return { ...queryEnv, DATA_DIR: join(dataDir, `query-${i}`) };
     });
     const startMetering = async () => {
-      const metering = await startApp({ name: 'metering', env: common });
+      const metering = await startApp({ name: 'metering', env: meteringEnv });
       cleanups.push(() => metering.stop());
       return metering;
     };
     const started = await Promise.allSettled([
       // Several processes starting at once on 2 shared cores: give them time.
       ...queryReplicas.map((env) => startApp({ name: 'query-api', env, timeoutMs: 90_000 })),
-      ...Array.from({ length: options.meteringReplicas ?? 1 }, () => startApp({ name: 'metering', env: common, timeoutMs: 90_000 })),
+      ...Array.from({ length: options.meteringReplicas ?? 1 }, () => startApp({ name: 'metering', env: meteringEnv, timeoutMs: 90_000 })),
     ]);
     for (const outcome of started) if (outcome.status === 'fulfilled') cleanups.push(() => outcome.value.stop());
     const processes = started.map((outcome) => {
@@ -75,23 +100,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const signingKey = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'e2e-key', alg: 'ES256', use: 'sig' };
     const authServer = await startApp({
       name: 'auth-server',
-      env: {
-        ...common,
+      env: envOf('auth-server', {
         DATA_DIR: join(dataDir, 'auth'),
         AUTH_JWKS: JSON.stringify({ keys: [signingKey] }),
         REGISTRATION_LIMIT_PER_HOUR: '1000',
-      },
+      }),
     });
     cleanups.push(() => authServer.stop());
     const gateway = await startApp({
       name: 'mcp-gateway',
       readyPath: '/readyz',
-      env: {
-        ...common,
+      env: envOf('mcp-gateway', {
         AUTH_JWKS_URL: `${authServer.url}/oauth2/jwks`,
-        RATE_LIMIT_PER_MINUTE: '6000',
-        RATE_LIMIT_BURST: '1000',
-      },
+        RATE_LIMIT_PER_MINUTE: String(options.rateLimit?.perMinute ?? 6000),
+        RATE_LIMIT_BURST: String(options.rateLimit?.burst ?? 1000),
+      }),
     });
     cleanups.push(() => gateway.stop());
     const frontDoor = await startFrontDoor(frontPort, {

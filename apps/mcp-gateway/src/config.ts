@@ -21,6 +21,16 @@ export const appConfigSchema = z.object({
   JWKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5_000).describe('JWKS fetch timeout'),
   JWKS_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).default(600).describe('how long fetched keys are trusted (an unknown `kid` refetches sooner)'),
   JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).default(30).describe('least time between two JWKS refetches'),
+  TOKEN_CACHE_ENTRIES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(10_000)
+    .describe(
+      'verified access tokens remembered (by SHA-256, least recently used dropped first) so repeat calls skip the signature ' +
+        'check; an entry never outlives the token’s `exp` nor JWKS_CACHE_MAX_AGE_SECONDS. 0 verifies every request',
+    ),
   MCP_ALLOWED_ORIGINS: originList
     .optional()
     .describe('comma-separated browser origins allowed on `/mcp` (requests without `Origin` are fine); default the origin of PUBLIC_BASE_URL'),

@@ -13,6 +13,8 @@ async function bootstrap(): Promise<void> {
   });
   // Behind the front door / ingress: req.ip and req.protocol come from X-Forwarded-*, from configured proxies only.
   app.set('trust proxy', config.TRUSTED_PROXIES);
+  // Tool answers are `Cache-Control: no-store`: an ETag (a SHA-1 of every body) would never be used.
+  app.set('etag', false);
   await listen(app, config.PORT, logger, config.HOST);
 }
 

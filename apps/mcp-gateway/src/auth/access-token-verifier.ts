@@ -3,6 +3,7 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { MCP_SCOPE } from '@adintel/contracts';
 import type { AuthProblems } from './challenge';
 import type { Caller } from './caller';
+import { VerifiedTokenCache } from './verified-token-cache';
 
 interface AccessTokenVerifierOptions {
   readonly jwksUrl: string;
@@ -11,6 +12,8 @@ interface AccessTokenVerifierOptions {
   readonly timeoutMs: number;
   readonly cacheMaxAgeMs: number;
   readonly cooldownMs: number;
+  /** Verified tokens remembered (by hash, until their `exp`); 0 verifies every request. */
+  readonly tokenCacheEntries: number;
 }
 
 const ALGORITHMS = ['ES256'];
@@ -27,6 +30,7 @@ const CLOCK_TOLERANCE_SECONDS = 5;
 export class AccessTokenVerifier {
   private readonly logger = new Logger('AccessTokenVerifier');
   private readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  private readonly verified: VerifiedTokenCache;
 
   constructor(
     private readonly options: AccessTokenVerifierOptions,
@@ -37,9 +41,20 @@ export class AccessTokenVerifier {
       cacheMaxAge: options.cacheMaxAgeMs,
       cooldownDuration: options.cooldownMs,
     });
+    // A verified token is trusted no longer than the keys that verified it are (cacheMaxAge), so a key the auth
+    // server withdraws stops its tokens here within the same window as before the cache.
+    this.verified = new VerifiedTokenCache({ maxEntries: options.tokenCacheEntries, maxAgeMs: options.cacheMaxAgeMs });
   }
 
   async verify(token: string): Promise<Caller> {
+    const known = this.verified.get(token);
+    if (known) return known;
+    const caller = await this.verifyToken(token);
+    this.verified.remember(token, caller);
+    return caller;
+  }
+
+  private async verifyToken(token: string): Promise<Caller> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, (header, jws) => this.keyFor(header, jws), {

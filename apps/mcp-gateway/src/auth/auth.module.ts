@@ -23,6 +23,7 @@ import { ProtectedResourceController } from './protected-resource.controller';
             timeoutMs: config.JWKS_TIMEOUT_MS,
             cacheMaxAgeMs: config.JWKS_CACHE_MAX_AGE_SECONDS * 1000,
             cooldownMs: config.JWKS_COOLDOWN_SECONDS * 1000,
+            tokenCacheEntries: config.TOKEN_CACHE_ENTRIES,
           },
           problems,
         ),

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -23,13 +24,19 @@ import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS, toolFailure, toolResult } 
 import { McpViews, VIEW_RESOURCES } from './mcp-views';
 
 /**
- * A low-level MCP Server for one HTTP request (stateless Streamable HTTP). The low-level Server lets
+ * A low-level MCP Server for one HTTP request (stateless Streamable HTTP): SDK 1.32 binds a server to one
+ * transport at a time and a stateless transport to one request, so concurrent requests cannot share either. The low-level Server lets
  * tools/list come straight from the catalogue and an unknown tool be a JSON-RPC -32602 error.
  * resources/* serve the MCP Apps views that catalogue tools name (hosts without the extension ignore them).
  */
 @Injectable()
 export class McpServerFactory {
   private readonly logger = new Logger('McpServer');
+  /**
+   * One for every server: left to itself, each `new Server` builds its own Ajv instance with every format, the
+   * largest share of the MCP path's CPU time in the gateway's profile (apps/e2e/bench). It holds no request state.
+   */
+  private readonly jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   constructor(
     private readonly invoker: ToolInvoker,
@@ -41,6 +48,7 @@ export class McpServerFactory {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: SERVER_INSTRUCTIONS,
+      jsonSchemaValidator: this.jsonSchemaValidator,
     });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS }));
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: VIEW_RESOURCES }));

@@ -40,10 +40,8 @@ export class McpController {
     const requestId = currentRequestId() ?? 'unknown';
     const server = this.servers.create(caller, requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    // Closing the server closes its transport (closing both would end the connection twice).
+    res.on('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   }
