@@ -130,6 +130,7 @@ describe('faults under load', () => {
       process.kill(pid, 'SIGSTOP');
       const service = name === 'query-api' ? 'query' : 'metering';
       await waitUntil(async () => (await probe.exists(`transport:${service}:alive`)) === 0, 15_000, 100);
+      await outliveLivenessCache();
       fault = `SIGSTOP ${name} (known stuck)`;
       // Item 7: once the service is known to be stuck, calls fail fast (503), not after the transport timeout (504).
       const stuck = await restCall(0, fault);
@@ -148,6 +149,7 @@ describe('faults under load', () => {
     try {
       await stack.apps['query-api'].stop('SIGKILL');
       await waitUntil(async () => (await probe.exists('transport:query:alive')) === 0, 15_000, 100);
+      await outliveLivenessCache();
       fault = 'SIGKILL query-api (known dead)';
       expect((await restCall(0, fault)).status).toBe(503);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -156,6 +158,14 @@ describe('faults under load', () => {
     }
     fault = 'SIGKILL query-api, restarted late';
     await stack.restart('query-api', 'SIGKILL');
+  }
+
+  /**
+   * The gateway trusts a cached "alive" for up to twice its 0.5 s refresh (libs/transport ServiceLiveness), so
+   * "known stuck" is the key gone plus that long: a bound on staleness, not a speed assertion.
+   */
+  function outliveLivenessCache(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, 1_100));
   }
 
   async function runLoad(): Promise<void> {

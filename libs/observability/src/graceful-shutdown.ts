@@ -86,8 +86,13 @@ export class GracefulShutdown {
     }, this.timeoutMs);
     deadline.unref();
     try {
-      for (const res of this.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-      await Promise.all([this.closeListener(app.getHttpServer() as Server), ...this.sources.map((source) => this.stopSource(source))]);
+      const server = app.getHttpServer() as Server;
+      for (const res of this.inFlight) {
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+        // A response that began before the drain keeps its connection alive: close it once idle, not after keepAliveTimeout.
+        else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+      }
+      await Promise.all([this.closeListener(server), ...this.sources.map((source) => this.stopSource(source))]);
       this.logger.info({ duration_ms: Math.round(performance.now() - started) }, 'shutting down: work in flight done, closing connections');
       await app.close();
       this.logger.info({ duration_ms: Math.round(performance.now() - started) }, 'shut down');
