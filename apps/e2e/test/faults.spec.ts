@@ -112,7 +112,10 @@ describe('faults under load', () => {
     faults.push(entry);
     await inject();
     // Recovered: paid calls succeed again, with nothing restarted but the app the fault hit.
-    await waitUntil(async () => (await restCall(0, 'probe')).status === 200, 60_000, 250);
+    await waitUntil(async () => (await restCall(0, 'probe')).status === 200, 60_000, 250).catch((error: Error) => {
+      const probes = calls.filter((c) => c.fault === 'probe').slice(-3).map((c) => c.status);
+      throw new Error(`no recovery after ${name}: ${error.message}; last probes ${JSON.stringify(probes)}`);
+    });
     entry.until = Date.now();
     await settle(name, 1_000);
   }
