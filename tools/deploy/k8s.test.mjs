@@ -99,6 +99,22 @@ for (const overlay of OVERLAYS) {
       assert.deepEqual(container.envFrom, [{ configMapRef: { name: config.metadata.name } }], `${app} reads the ConfigMap`);
     }
   });
+
+  test(`${overlay}: the grace period covers the preStop sleep and the app's own shutdown deadline`, { skip }, () => {
+    const objects = rendered[overlay];
+    const config = byKind(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('adintel-config'));
+    for (const app of APPS) {
+      const pod = named(objects, 'Deployment', app).spec.template.spec;
+      const container = pod.containers[0];
+      const shutdownSeconds = Number(envOf(container).SHUTDOWN_TIMEOUT_MS ?? config.data.SHUTDOWN_TIMEOUT_MS ?? 10_000) / 1000;
+      const preStopSeconds = container.lifecycle?.preStop?.sleep?.seconds ?? 0;
+      assert.ok(preStopSeconds > 0, `${app}: a preStop sleep lets endpoints be removed before SIGTERM`);
+      assert.ok(
+        pod.terminationGracePeriodSeconds > preStopSeconds + shutdownSeconds,
+        `${app}: terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds} > preStop ${preStopSeconds} s + SHUTDOWN_TIMEOUT_MS ${shutdownSeconds} s`,
+      );
+    }
+  });
 }
 
 test('local: one replica each, SQLite on a volume seeded on first start, Redis in the cluster with AOF and noeviction', { skip }, () => {

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess } from '@adintel/testing';
+import { freePort, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 
 export interface Stack {
   /** The one public origin (the dev front door, routed like the ingress). */
@@ -17,6 +17,13 @@ export interface Stack {
   readonly redisUrl: string;
   /** Starts one more metering replica (e.g. after stopping them all). */
   startMetering(): Promise<AppProcess>;
+  /**
+   * Stops the first process of `name` with `signal` (SIGKILL: a crash; SIGTERM: a graceful stop) and starts it
+   * again on the same port with the same environment; `apps` (and `replicas`) then hold the new process.
+   */
+  restart(name: AppName, signal: NodeJS.Signals): Promise<AppProcess>;
+  /** Restarts the private Redis (SIGTERM, same port; with `redisAppendOnly` its data survives). */
+  restartRedis(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -46,6 +53,8 @@ export interface StackOptions {
   readonly rateLimit?: { readonly perMinute: number; readonly burst: number };
   /** The trial plan's allowance in tokens (default metering's own plans). */
   readonly trialAllowance?: number;
+  /** The private Redis keeps an append-only file, so `restartRedis()` loses nothing (as in production). */
+  readonly redisAppendOnly?: boolean;
 }
 
 export const SEEDED_ADS = 3_000;
@@ -62,7 +71,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     for (const cleanup of cleanups.reverse()) await cleanup();
   };
   try {
-    const redisUrl = await startRedis(cleanups);
+    const redis = await startRedis(cleanups, options.redisAppendOnly ? join(dataDir, 'redis') : undefined);
+    const redisUrl = redis.url;
     const frontPort = await freePort();
     const baseUrl = `http://127.0.0.1:${frontPort}`;
     const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: options.logLevel ?? 'info', ...options.env };
@@ -98,24 +108,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const replicas = { query: processes.slice(0, queryReplicas.length), metering: processes.slice(queryReplicas.length) };
     const [queryApi, metering] = [replicas.query[0] as AppProcess, replicas.metering[0] as AppProcess];
     const signingKey = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'e2e-key', alg: 'ES256', use: 'sig' };
-    const authServer = await startApp({
-      name: 'auth-server',
-      env: envOf('auth-server', {
-        DATA_DIR: join(dataDir, 'auth'),
-        AUTH_JWKS: JSON.stringify({ keys: [signingKey] }),
-        REGISTRATION_LIMIT_PER_HOUR: '1000',
-      }),
+    const authEnv = envOf('auth-server', {
+      DATA_DIR: join(dataDir, 'auth'),
+      AUTH_JWKS: JSON.stringify({ keys: [signingKey] }),
+      REGISTRATION_LIMIT_PER_HOUR: '1000',
     });
+    const authServer = await startApp({ name: 'auth-server', env: authEnv });
     cleanups.push(() => authServer.stop());
-    const gateway = await startApp({
-      name: 'mcp-gateway',
-      readyPath: '/readyz',
-      env: envOf('mcp-gateway', {
-        AUTH_JWKS_URL: `${authServer.url}/oauth2/jwks`,
-        RATE_LIMIT_PER_MINUTE: String(options.rateLimit?.perMinute ?? 6000),
-        RATE_LIMIT_BURST: String(options.rateLimit?.burst ?? 1000),
-      }),
+    const gatewayEnv = envOf('mcp-gateway', {
+      AUTH_JWKS_URL: `${authServer.url}/oauth2/jwks`,
+      RATE_LIMIT_PER_MINUTE: String(options.rateLimit?.perMinute ?? 6000),
+      RATE_LIMIT_BURST: String(options.rateLimit?.burst ?? 1000),
     });
+    const gateway = await startApp({ name: 'mcp-gateway', readyPath: '/readyz', env: gatewayEnv });
     cleanups.push(() => gateway.stop());
     const frontDoor = await startFrontDoor(frontPort, {
       'auth-server': authServer.url,
@@ -124,29 +129,41 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       metering: metering.url,
     });
     cleanups.push(() => stopChild(frontDoor));
-    return {
-      baseUrl,
-      apps: { 'auth-server': authServer, metering, 'query-api': queryApi, 'mcp-gateway': gateway },
-      signingKey,
-      replicas,
-      redisUrl,
-      startMetering,
-      stop,
+    const apps: Record<AppName, AppProcess> = { 'auth-server': authServer, metering, 'query-api': queryApi, 'mcp-gateway': gateway };
+    const envs: Record<AppName, Record<string, string>> = {
+      'auth-server': authEnv,
+      metering: meteringEnv,
+      'query-api': queryEnv,
+      'mcp-gateway': gatewayEnv,
     };
+    const restart = async (name: AppName, signal: NodeJS.Signals) => {
+      const old = apps[name];
+      await old.stop(signal);
+      const fresh = await startApp({ name, env: envs[name], port: old.port, readyPath: name === 'mcp-gateway' ? '/readyz' : undefined, timeoutMs: 90_000 });
+      cleanups.push(() => fresh.stop());
+      apps[name] = fresh;
+      if (name === 'query-api') replicas.query[0] = fresh;
+      if (name === 'metering') replicas.metering[0] = fresh;
+      return fresh;
+    };
+    return { baseUrl, apps, signingKey, replicas, redisUrl, startMetering, restart, restartRedis: () => redis.restart(), stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-async function startRedis(cleanups: (() => Promise<unknown> | void)[]): Promise<string> {
+async function startRedis(cleanups: (() => Promise<unknown> | void)[], appendOnlyDir?: string): Promise<Pick<PrivateRedis, 'url' | 'restart'>> {
   try {
-    const redis = await startPrivateRedis();
+    if (appendOnlyDir) mkdirSync(appendOnlyDir, { recursive: true });
+    const redis = await startPrivateRedis({ appendOnlyDir });
     cleanups.push(() => redis.stop());
-    return redis.url;
+    return redis;
   } catch (error) {
     // No redis-server binary here: fall back to the shared server, on the gateway e2e's own db.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'redis://127.0.0.1:6379/3';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { url: 'redis://127.0.0.1:6379/3', restart: () => Promise.reject(new Error('the shared Redis is not restarted by tests')) };
+    }
     throw error;
   }
 }

@@ -7,12 +7,12 @@ import { appConfigSchema } from './config';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(appConfigSchema, 'metering');
-  const { app, logger } = await createHttpApp(AppModule.register(config), {
+  const { app, logger, shutdown } = await createHttpApp(AppModule.register(config), {
     service: 'metering',
     logLevel: config.LOG_LEVEL,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
-  await serveTransport(app, 'metering', config);
+  await serveTransport(app, 'metering', config, shutdown);
   await listen(app, config.PORT, logger, config.HOST);
 }
 

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpStatus, Inject, Module, Res, type DynamicModule, type InjectionToken } from '@nestjs/common';
 import type { Response } from 'express';
+import { isShuttingDown } from './graceful-shutdown';
 
 /** A dependency the app needs to be useful: resolves when it answers, rejects when it does not. */
 export interface ReadinessCheck {
@@ -20,9 +21,13 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready: every dependency answers in time. */
+  /** Ready: every dependency answers in time, and the process is not shutting down (it takes no new work then). */
   @Get('readyz')
   async ready(@Res({ passthrough: true }) res: Response) {
+    if (isShuttingDown()) {
+      res.status(HttpStatus.SERVICE_UNAVAILABLE);
+      return { status: 'shutting_down', checks: {} };
+    }
     const results = await Promise.all(this.checks.map((c) => runCheck(c)));
     const ready = results.every((r) => r.ok);
     res.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);

@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, NestPinoLogger, type Logger } from './logger';
 import { httpRequestLogging } from './http-request-logging';
 import { AppMetrics } from './metrics/app-metrics';
+import { GracefulShutdown } from './graceful-shutdown';
 
 export interface HttpAppOptions {
   readonly service: string;
@@ -13,37 +14,26 @@ export interface HttpAppOptions {
 
 /**
  * Creates a Nest HTTP app with JSON logs, request ids, request metrics (the module must import MetricsModule)
- * and graceful shutdown:
- * on SIGTERM/SIGINT Nest closes (servers, transports, modules); a stuck close is cut off after the timeout.
+ * and graceful shutdown on SIGTERM/SIGINT (see GracefulShutdown). An app that also takes work from the
+ * transport hands `shutdown` to `serveTransport`, which registers the transport server to be drained.
  */
 export async function createHttpApp(
   module: unknown,
   options: HttpAppOptions,
-): Promise<{ app: NestExpressApplication; logger: Logger }> {
+): Promise<{ app: NestExpressApplication; logger: Logger; shutdown: GracefulShutdown }> {
   const logger = createLogger(options.service, options.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(module as never, {
     logger: new NestPinoLogger(logger),
     bodyParser: true,
   });
   app.disable('x-powered-by');
+  const shutdown = new GracefulShutdown(logger, options.shutdownTimeoutMs);
+  shutdown.armSignals(app);
+  app.use(shutdown.middleware);
   app.use(httpRequestLogging(logger));
   // Mounted ahead of everything an app adds (the OAuth provider too), so every request is counted.
   app.use(app.get(AppMetrics).httpMiddleware());
-  app.enableShutdownHooks();
-  armShutdownDeadline(options.shutdownTimeoutMs, logger);
-  return { app, logger };
-}
-
-function armShutdownDeadline(timeoutMs: number, logger: Logger) {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, 'shutting down');
-      setTimeout(() => {
-        logger.error({ timeout_ms: timeoutMs }, 'shutdown took too long; exiting');
-        process.exit(1);
-      }, timeoutMs).unref();
-    });
-  }
+  return { app, logger, shutdown };
 }
 
 /** Binds to `host` (config HOST: loopback unless the deployment opens it). */

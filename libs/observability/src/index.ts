@@ -5,3 +5,4 @@ export * from './health';
 export * from './http-app';
 export * from './body-failure';
 export * from './metrics';
+export * from './graceful-shutdown';

@@ -5,15 +5,40 @@ import { freePort } from './app-process';
 export interface PrivateRedis {
   readonly url: string;
   stop(): Promise<void>;
+  /** Stops it (SIGTERM: an append-only file is flushed) and starts it again on the same port and directory. */
+  restart(): Promise<void>;
+}
+
+export interface PrivateRedisOptions {
+  /**
+   * A directory for an append-only file (`appendonly yes`, fsync every write): the data survives `restart()`,
+   * as in production. Without it nothing is persisted.
+   */
+  readonly appendOnlyDir?: string;
 }
 
 /**
- * A throwaway redis-server (no persistence) on a free loopback port, for a test that runs apps as real
- * processes and wants a Redis nobody else touches. Rejects with ENOENT when redis-server is not installed.
+ * A throwaway redis-server on a free loopback port, for a test that runs apps as real processes and wants a
+ * Redis nobody else touches. Rejects with ENOENT when redis-server is not installed.
  */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freePort();
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  let current = await startRedisServer(port, options);
+  return {
+    url: current.url,
+    stop: () => current.stop(),
+    restart: async () => {
+      await current.stop();
+      current = await startRedisServer(port, options);
+    },
+  };
+}
+
+async function startRedisServer(port: number, options: PrivateRedisOptions): Promise<Omit<PrivateRedis, 'restart'>> {
+  const persistence = options.appendOnlyDir
+    ? ['--dir', options.appendOnlyDir, '--appendonly', 'yes', '--appendfsync', 'always']
+    : ['--appendonly', 'no'];
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], {
     stdio: 'ignore',
   });
   const failed = new Promise<never>((_, reject) => child.once('error', (error) => reject(error)));

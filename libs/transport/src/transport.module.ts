@@ -1,5 +1,6 @@
 import { Inject, Module, type DynamicModule, type INestApplication, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
+import type { GracefulShutdown } from '@adintel/observability';
 import type { ServiceName } from '@adintel/contracts';
 import { RpcErrorFilter } from './rpc-error.filter';
 import { ServiceClient } from './service-client';
@@ -43,11 +44,17 @@ export function createTransportServer(service: ServiceName, config: TransportCon
 }
 
 /**
- * Makes an HTTP app also serve its registry messages over the transport. `app.close()` then closes the
- * server gracefully (see StreamsServer.close) before the rest of the app shuts down.
+ * Makes an HTTP app also serve its registry messages over the transport. On SIGTERM `shutdown` stops the
+ * server gracefully (see StreamsServer.close) alongside the HTTP drain, before the modules close Redis.
  */
-export async function serveTransport(app: INestApplication, service: ServiceName, config: TransportConfig): Promise<StreamsServer> {
+export async function serveTransport(
+  app: INestApplication,
+  service: ServiceName,
+  config: TransportConfig,
+  shutdown: Pick<GracefulShutdown, 'drains'>,
+): Promise<StreamsServer> {
   const server = createTransportServer(service, config);
+  shutdown.drains({ name: 'transport', stop: () => server.close() });
   const microservice = app.connectMicroservice({ strategy: server });
   microservice.useGlobalFilters(new RpcErrorFilter());
   await app.startAllMicroservices();

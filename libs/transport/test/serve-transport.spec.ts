@@ -25,7 +25,7 @@ describe('serveTransport on a hybrid HTTP app', () => {
     const module = await Test.createTestingModule({ controllers: [HybridHandlers] }).compile();
     app = module.createNestApplication({ logger: false });
     // TRANSPORT_URL names the broker; REDIS_URL (the data Redis) is unused by the transport then.
-    await serveTransport(app, 'metering', { REDIS_URL: 'redis://127.0.0.1:1', TRANSPORT_URL: redis.url, TRANSPORT_TIMEOUT_MS: 2_000 });
+    await serveTransport(app, 'metering', { REDIS_URL: 'redis://127.0.0.1:1', TRANSPORT_URL: redis.url, TRANSPORT_TIMEOUT_MS: 2_000 }, { drains: () => undefined });
     await app.init();
     client = new ServiceClient({ service: 'metering', url: redis.url, timeoutMs: 2_000 });
   });
