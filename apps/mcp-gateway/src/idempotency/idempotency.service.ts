@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { canonicalJson } from '@adintel/contracts';
 import type { IdempotencyRecord, IdempotencyRepository } from './idempotency.repository';
 
 export interface IdempotentCall {
@@ -42,8 +43,8 @@ export class IdempotencyService {
   ) {}
 
   async begin(call: IdempotentCall): Promise<Begun> {
-    const digest = hash([call.caller, call.key]);
-    const fingerprint = hash([call.tool, canonical(call.args)]);
+    const digest = hash(JSON.stringify([call.caller, call.key]));
+    const fingerprint = hash(canonicalJson([call.tool, call.args]));
     const storageKey = `${encodeURIComponent(call.caller)}:${digest}`;
     const existing = await this.repository.claim(storageKey, { state: 'running', fingerprint }, this.ttls.runningSeconds);
     if (!existing) return { kind: 'run', ticket: { storageKey, fingerprint, digest } };
@@ -72,13 +73,4 @@ export class IdempotencyService {
   }
 }
 
-const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 22);
-
-/** JSON with object keys sorted, so the same arguments always hash the same. */
-export function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
-  }
-  return value;
-}
+const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
