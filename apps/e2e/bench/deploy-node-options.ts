@@ -14,3 +14,15 @@ export function deployNodeOptions(app: AppName): string {
   if (value === undefined) throw new Error(`${file}: no NODE_OPTIONS in the Deployment's container`);
   return value;
 }
+
+/**
+ * QUERY_WORKERS of the Kubernetes overlay that deploys the SQLite engine (k8s/overlays/local), so the bench's
+ * query-api runs as a deployed SQLite replica does (production runs Elasticsearch, where the setting is unused).
+ */
+export function deployQueryWorkers(): number {
+  const file = join(WORKSPACE_ROOT, 'k8s', 'overlays', 'local', 'kustomization.yaml');
+  const kustomization = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { configMapGenerator?: { literals?: string[] }[] };
+  const literal = kustomization.configMapGenerator?.flatMap((generator) => generator.literals ?? []).find((l) => l.startsWith('QUERY_WORKERS='));
+  if (literal === undefined) throw new Error(`${file}: no QUERY_WORKERS literal in its configMapGenerator`);
+  return Number(literal.slice('QUERY_WORKERS='.length));
+}

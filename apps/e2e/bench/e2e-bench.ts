@@ -15,7 +15,7 @@ import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from '../test/agent';
 import { startStack, type AppName, type Stack } from '../test/stack';
 import { startBareRoute } from './bare-route';
-import { deployNodeOptions } from './deploy-node-options';
+import { deployNodeOptions, deployQueryWorkers } from './deploy-node-options';
 import { drive, type Drive, type Target } from './drive';
 import { appCpuMs, appResident, redisCpuMs } from './process-stats';
 import { renderReport, type CaseResult } from './report';
@@ -29,7 +29,8 @@ async function main() {
       ads: { type: 'string', default: '100000' },
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '1,16' },
-      'query-workers': { type: 'string', default: '2' },
+      // Default: the QUERY_WORKERS of the SQLite deployment (k8s/overlays/local).
+      'query-workers': { type: 'string' },
       // Only the cases whose name contains one of these comma-separated words (e.g. `search_ads` while profiling).
       cases: { type: 'string' },
       // `deploy`: every app with the NODE_OPTIONS (heap limits) of its k8s/base Deployment; `none`: Node's defaults.
@@ -45,6 +46,7 @@ async function main() {
   const ads = Number(values.ads);
   const duration = Number(values.duration);
   const connectionCounts = values.connections.split(',').map(Number);
+  const queryWorkers = values['query-workers'] === undefined ? deployQueryWorkers() : Number(values['query-workers']);
   const queryDataDir = join(WORKSPACE_ROOT, 'tmp', 'e2e-bench', `ads-${ads}`);
   mkdirSync(queryDataDir, { recursive: true });
 
@@ -66,7 +68,7 @@ async function main() {
   const stack = await startStack({
     ads,
     queryDataDir,
-    queryWorkers: Number(values['query-workers']),
+    queryWorkers,
     // Request logs would fill this process's memory with lines nobody reads; warnings and errors still show.
     logLevel: 'warn',
     rateLimit: { perMinute: 1_000_000, burst: 1_000_000 },
@@ -124,7 +126,7 @@ async function main() {
     const resident = Object.fromEntries(APPS.map((app) => [app, appResident(stack.apps[app].pid)]));
     if (values['heap-snapshots']) await writeHeapSnapshots(stack, resolve(values['heap-snapshots']));
     out('');
-    out(renderReport({ date: new Date(), ads, duration, bodyBytes: body.length, inProcessMs, results, resident }));
+    out(renderReport({ date: new Date(), ads, queryWorkers, duration, bodyBytes: body.length, inProcessMs, results, resident }));
   } finally {
     await bare.stop();
     await stack.stop();

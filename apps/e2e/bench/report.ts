@@ -14,6 +14,7 @@ interface Report {
   readonly duration: number;
   readonly bodyBytes: number;
   readonly inProcessMs: number;
+  readonly queryWorkers: number;
   readonly results: readonly CaseResult[];
   readonly resident: Record<string, Resident>;
 }
@@ -27,7 +28,7 @@ const fixed = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits)
 export function renderReport(report: Report): string {
   const lines: string[] = [];
   lines.push(
-    `${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${report.ads} demo ads, ${report.duration} s per case, ` +
+    `${report.date.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${report.ads} demo ads, ${report.queryWorkers} query worker(s), ${report.duration} s per case, ` +
       `search_ads answer ${report.bodyBytes} bytes, in-process store time of the same search ${fixed(report.inProcessMs, 3)} ms p50`,
   );
   lines.push('');

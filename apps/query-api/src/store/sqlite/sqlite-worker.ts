@@ -13,13 +13,16 @@ try {
   // An empty or half-written store: the first request reports it.
 }
 
-parentPort?.on('message', (request: WorkerRequest) => {
-  let reply: WorkerReply;
+/** A batch of calls made in one tick of the app (see WorkerPool): answered together, in order. */
+parentPort?.on('message', (batch: WorkerRequest[]) => {
+  parentPort?.postMessage(batch.map(run));
+});
+
+function run(request: WorkerRequest): WorkerReply {
   try {
     const method = reader[request.method] as (...args: unknown[]) => unknown;
-    reply = { id: request.id, ok: true, result: method.apply(reader, request.args) };
+    return { id: request.id, ok: true, result: method.apply(reader, request.args) };
   } catch (error) {
-    reply = { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
   }
-  parentPort?.postMessage(reply);
-});
+}

@@ -7,15 +7,17 @@ import { DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from '../../../src/store/s
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 
-const loadSqlite = (options: { columnarAboveCost?: number } = {}, rollups: RollupOptions = DEFAULT_ROLLUP_OPTIONS) => async (records: AdRecord[]) => {
+type Options = { columnarAboveCost?: number; workers?: number };
+
+const loadSqlite = (options: Options = {}, rollups: RollupOptions = DEFAULT_ROLLUP_OPTIONS) => async (records: AdRecord[]) => {
   const dir = mkdtempSync(join(tmpdir(), 'query-sqlite-'));
   const file = join(dir, 'ads.sqlite');
   const writer = new SqliteWriter(file, rollups);
   await writer.write(records);
   await writer.finish();
   await writer.close();
-  // In-process reads: the worker pool runs the same SqliteReader (covered by the process test).
-  const store = new SqliteStore({ file, workers: 0, ...options });
+  // In-process reads unless a case asks for the worker threads (the built worker script, as the app runs it).
+  const store = new SqliteStore({ file, workers: 0, ...(options.workers ? { workerScript: WORKER_SCRIPT } : {}), ...options });
   return {
     store,
     close: async () => {
@@ -25,6 +27,9 @@ const loadSqlite = (options: { columnarAboveCost?: number } = {}, rollups: Rollu
   };
 };
 
+/** The test target builds query-api first (project.json), so the bundled worker is there. */
+const WORKER_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'dist', 'apps', 'query-api', 'sqlite-worker.js');
+
 const NO_WORD_BITS: RollupOptions = { wordBitsMinShare: 1, wordBitsMaxShare: 0 };
 
 // Every word of the small fixture gets a bitset: word searches walk the bits.
@@ -33,3 +38,5 @@ describeStoreContract('sqlite', loadSqlite({}, { wordBitsMinShare: 0, wordBitsMa
 describeStoreContract('sqlite, columnar ad search', loadSqlite({ columnarAboveCost: -1 }, NO_WORD_BITS));
 // The planner's SQL plans for words (FTS probes or FTS-driven), as for words too rare for a bitset.
 describeStoreContract('sqlite, no word bitsets', loadSqlite({}, NO_WORD_BITS));
+// The same contract through two worker threads: calls of one tick travel as one batch per worker.
+describeStoreContract('sqlite, worker threads', loadSqlite({ workers: 2 }, { wordBitsMinShare: 0, wordBitsMaxShare: 1 }));

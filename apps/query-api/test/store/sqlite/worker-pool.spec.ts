@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { EXACT_TOTAL_UP_TO } from '../../../src/ads/ads.service';
+import { DEFAULT_ROLLUP_OPTIONS } from '../../../src/store/sqlite/rollups';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
+import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
+import { FIXTURE_RECORDS } from '../store-fixture';
+
+/** The test target builds query-api first (project.json), so the bundled worker is there. */
+const WORKER_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'dist', 'apps', 'query-api', 'sqlite-worker.js');
+
+describe('SQLite worker pool', () => {
+  let dir: string;
+  let file: string;
+  let store: SqliteStore;
+  let inline: SqliteStore;
+  let posted: jest.SpyInstance;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'query-pool-'));
+    file = join(dir, 'ads.sqlite');
+    const writer = new SqliteWriter(file, DEFAULT_ROLLUP_OPTIONS);
+    await writer.write(FIXTURE_RECORDS);
+    await writer.finish();
+    await writer.close();
+    store = new SqliteStore({ file, workers: 2, workerScript: WORKER_SCRIPT });
+    inline = new SqliteStore({ file, workers: 0 });
+    await store.ping(); // both workers started and warm
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await inline?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    posted = jest.spyOn(Worker.prototype, 'postMessage');
+  });
+  afterEach(() => posted.mockRestore());
+
+  const search = (s: SqliteStore, country: string) =>
+    Promise.all([
+      s.searchAds({ filter: { country }, sort: 'date', order: 'desc', limit: 20 }),
+      s.countAds({ country }, EXACT_TOTAL_UP_TO),
+    ]);
+
+  it("sends a search's page and total (one tick) to one worker in one message, with the in-process answers", async () => {
+    const answer = await search(store, 'US');
+    expect(posted).toHaveBeenCalledTimes(1);
+    expect(posted.mock.calls[0]?.[0]).toHaveLength(2);
+    expect(answer).toEqual(await search(inline, 'US'));
+  });
+
+  it('spreads a burst over the workers: one message per worker, every call answered with its own result', async () => {
+    const countries = ['US', 'CA', 'GB', 'DE', 'US', 'CA', 'GB', 'DE'];
+    const answers = await Promise.all(countries.map((country) => store.countAds({ country }, EXACT_TOTAL_UP_TO)));
+    expect(posted).toHaveBeenCalledTimes(2);
+    const sizes = posted.mock.calls.map(([batch]) => (batch as unknown[]).length);
+    expect(sizes.reduce((a, b) => a + b)).toBe(countries.length);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+    expect(answers).toEqual(await Promise.all(countries.map((country) => inline.countAds({ country }, EXACT_TOTAL_UP_TO))));
+  });
+
+  it('fails only the call that threw, not the other of its batch', async () => {
+    const [good, bad] = await Promise.allSettled([
+      store.countAds({ country: 'US' }, EXACT_TOTAL_UP_TO),
+      store.searchAds({ filter: null as never, sort: 'date', order: 'desc', limit: 20 }),
+    ]);
+    expect(posted).toHaveBeenCalledTimes(1);
+    expect(good).toEqual({ status: 'fulfilled', value: await inline.countAds({ country: 'US' }, EXACT_TOTAL_UP_TO) });
+    expect(bad.status).toBe('rejected');
+  });
+});
