@@ -154,7 +154,7 @@ async function main() {
   }
   if (values.store) {
     const threshold = values['columnar-above'];
-    const store = new SqliteStore({ file: values.store, workers: 0, ...(threshold === undefined ? {} : { columnarAboveCost: Number(threshold) }) });
+    const store = new SqliteStore({ file: values.store, workers: 0, ...(threshold === undefined ? {} : { tuning: { columnarAboveCost: Number(threshold) } }) });
     for (const c of (await casesFor(store)).filter(selected)) {
       const { p50, p95, cpu50 } = await measure(c, Number(values.runs));
       out(`${c.name}: p50 ${p50.toFixed(2)} p95 ${p95.toFixed(2)} cpu p50 ${cpu50.toFixed(2)}`);

@@ -115,6 +115,23 @@ export function describeStoreContract(engine: string, load: LoadStore): void {
         }
       }
 
+      for (const sort of AD_SORTS) {
+        for (const order of SORT_ORDERS) {
+          it(`${sort} ${order} with a filter: the filtered order, paged without overlap or skip`, async () => {
+            const active = FIXTURE_RECORDS.filter((record) => record.status_today === 'active');
+            const seen: string[] = [];
+            let after: SortKey | undefined;
+            for (let page = 0; page < 10; page++) {
+              const result = await store.searchAds({ filter: { status: 'active' }, sort, order, limit: 2, ...(after ? { after } : {}) });
+              seen.push(...result.rows.map((a) => a.id));
+              if (!result.hasMore) break;
+              after = result.lastKey ?? undefined;
+            }
+            expect(seen).toEqual(expectedOrder(active, sort, order));
+          });
+        }
+      }
+
       it('returns contract-shaped ads with the derived fields', async () => {
         const page = await store.searchAds({ filter: { creativeId: 'cr_9' }, sort: 'date', order: 'desc', limit: 5 });
         expect(page.rows[0]).toEqual(

@@ -30,18 +30,23 @@ const BREAKDOWN_SQL: Record<BreakdownField, { join?: string; key: string }> = {
 /** Plans estimated above this cost (≈ µs) run on the in-memory columns instead. */
 const COLUMNAR_ABOVE_COST = 15_000;
 
+/** The planner's thresholds; tests move them to force one path or the other. */
+export interface ReaderTuning {
+  /** Plans estimated above this cost use the columnar path (tests force it with -1). */
+  readonly columnarAboveCost?: number;
+}
+
 /**
  * Reads of ads: pages (SQL through the planner, or the in-memory columns), counts, breakdowns, one ad, trends.
  */
 export class AdReader {
   private readonly planner: AdPlanner;
 
-  /** `columnarAboveCost`: plans estimated above it use the columnar path (tests force it with 0). */
   constructor(
     private readonly db: DatabaseSync,
     private readonly cache: GenerationCache,
     private readonly entities: EntityReader,
-    private readonly options: { columnarAboveCost?: number } = {},
+    private readonly options: ReaderTuning = {},
   ) {
     this.planner = new AdPlanner(db, cache);
   }

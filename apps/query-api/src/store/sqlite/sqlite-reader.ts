@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { AdStore, SyncPort } from '../ad-store.port';
-import { AdReader } from './ad-reader';
+import { AdReader, type ReaderTuning } from './ad-reader';
 import { EntityReader } from './entity-reader';
 import { GenerationCache } from './generation-cache';
 import { applyPragmasForReading } from './schema';
@@ -21,8 +21,7 @@ export class SqliteReader implements StoreReads {
   private readonly ads: AdReader;
   private readonly entities: EntityReader;
 
-  /** `columnarAboveCost`: ad plans estimated above it use the columnar path (tests force it with 0). */
-  constructor(file: string, options: { columnarAboveCost?: number } = {}) {
+  constructor(file: string, options: ReaderTuning = {}) {
     this.db = new DatabaseSync(file, { readOnly: true });
     applyPragmasForReading(this.db);
     this.cache = new GenerationCache(this.db);

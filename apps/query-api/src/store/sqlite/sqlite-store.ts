@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { AdStore } from '../ad-store.port';
+import type { ReaderTuning } from './ad-reader';
 import { BASE_TABLES } from './schema';
 import { type ReaderMethod, SqliteReader } from './sqlite-reader';
 import { WorkerPool } from './worker-pool';
@@ -13,8 +14,8 @@ export interface SqliteStoreOptions {
   workers: number;
   /** The bundled worker entry; defaults to sqlite-worker.js next to the running bundle. */
   workerScript?: string;
-  /** Passed to in-process readers (tests force the columnar ad search with 0). */
-  columnarAboveCost?: number;
+  /** Passed to in-process readers (tests force one search path or another). */
+  tuning?: ReaderTuning;
 }
 
 export const sqliteFileIn = (dataDir: string) => join(dataDir, 'ads.sqlite');
@@ -46,7 +47,7 @@ export class SqliteStore implements AdStore {
       this.inline = null;
     } else {
       this.pool = null;
-      this.inline = new SqliteReader(options.file, options.columnarAboveCost === undefined ? {} : { columnarAboveCost: options.columnarAboveCost });
+      this.inline = new SqliteReader(options.file, options.tuning ?? {});
       this.inline.warmUp(); // as each worker does at start: the first query does not pay for loading the columns
     }
   }

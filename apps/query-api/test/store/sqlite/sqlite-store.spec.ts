@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import { describeStoreContract } from '../store.contract';
 import { DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from '../../../src/store/sqlite/rollups';
+import type { ReaderTuning } from '../../../src/store/sqlite/ad-reader';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 
-type Options = { columnarAboveCost?: number; workers?: number };
+type Options = { tuning?: ReaderTuning; workers?: number };
 
 const loadSqlite = (options: Options = {}, rollups: RollupOptions = DEFAULT_ROLLUP_OPTIONS) => async (records: AdRecord[]) => {
   const dir = mkdtempSync(join(tmpdir(), 'query-sqlite-'));
@@ -35,7 +36,7 @@ const NO_WORD_BITS: RollupOptions = { wordBitsMinShare: 1, wordBitsMaxShare: 0 }
 // Every word of the small fixture gets a bitset: word searches walk the bits.
 describeStoreContract('sqlite', loadSqlite({}, { wordBitsMinShare: 0, wordBitsMaxShare: 1 }));
 // The same contract with every ad search (except landing_domain) on the in-memory columns, words found by FTS.
-describeStoreContract('sqlite, columnar ad search', loadSqlite({ columnarAboveCost: -1 }, NO_WORD_BITS));
+describeStoreContract('sqlite, columnar ad search', loadSqlite({ tuning: { columnarAboveCost: -1 } }, NO_WORD_BITS));
 // The planner's SQL plans for words (FTS probes or FTS-driven), as for words too rare for a bitset.
 describeStoreContract('sqlite, no word bitsets', loadSqlite({}, NO_WORD_BITS));
 // The same contract through two worker threads: calls of one tick travel as one batch per worker.
