@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 
 /** A free TCP port on loopback. */
 export async function freePort() {
@@ -16,7 +17,8 @@ export async function freePort() {
 export async function startProcess(name, command, args, { cwd, env, ready, timeoutMs = 60_000 }) {
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
-  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => output.push(...String(chunk).split('\n').filter(Boolean)));
+  // Whole lines only: a log line can arrive split over two reads of the pipe.
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => line && output.push(line));
   let exited = null;
   const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve((exited = signal ?? code))));
   const stop = async () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
 export const WORKSPACE_ROOT = join(__dirname, '..', '..', '..');
@@ -50,9 +51,10 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: String(port), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const collect = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean));
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  // Whole lines only: a log line can arrive split over two reads of the pipe (a busy machine, a long line).
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => line && output.push(line));
+  }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const app: AppProcess = { name: options.name, url, port, pid: child.pid, output, stop: (signal) => stop(child, exited, signal) };
