@@ -17,8 +17,8 @@ export class UsageService {
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'LEDGER_RETENTION_DAYS'>,
   ) {}
 
-  async usage(callerId: string): Promise<Usage> {
-    return this.accounts.usageOf(await this.accounts.payingPool(callerId));
+  usage(callerId: string): Promise<Usage> {
+    return this.accounts.usage(callerId);
   }
 
   /** The caller's ledger, newest first: an owner sees every call its pool paid for, an agent its own calls. */
