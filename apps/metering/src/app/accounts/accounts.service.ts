@@ -70,10 +70,7 @@ export class AccountsService {
   async ownerAccount(ownerId: string): Promise<OwnerAccount> {
     const owner = await this.accounts.findOwner(ownerId);
     if (!owner) throw ServiceError.notFound('owner', ownerId);
-    const [agents, usage] = await Promise.all([
-      this.accounts.attachedAgents(ownerId),
-      this.usage(ownerId),
-    ]);
+    const [agents, usage] = await Promise.all([this.accounts.attachedAgents(ownerId), this.usage(ownerId)]);
     return {
       owner_id: ownerId,
       plan: owner.plan,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
 import { ServiceError } from '@adintel/contracts';
-import { TRIAL_PLAN, type AppConfig, type Plan } from '../../config';
+import type { AppConfig, Plan } from '../../config';
 
 /** The period of a plan that contains a moment: `life` for lifetime plans, the UTC calendar month otherwise. */
 export interface PlanPeriod {
@@ -20,10 +20,6 @@ export class PlanCatalog {
 
   get ids(): string[] {
     return Object.keys(this.config.PLANS);
-  }
-
-  get trialId(): string {
-    return TRIAL_PLAN;
   }
 
   has(planId: string): boolean {

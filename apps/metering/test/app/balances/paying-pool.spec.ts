@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceError } from '@adintel/contracts';
 import { Redis } from '@adintel/redis';
 import { startPrivateRedis, type PrivateRedis } from '@adintel/testing';
+import { MeteringKeys } from '../../../src/app/redis/keys';
 import { FakeClock, meteringForSuite, rejectionOf, startMetering, testConfig, TEST_REDIS_URL, type Metering } from '../../support/metering-harness';
 
 const PLANS = JSON.stringify({
@@ -26,15 +27,16 @@ describe('the pool that pays, picked inside the reserve and usage scripts', () =
 
   it('creates an agent on its first reserve and holds from its trial', async () => {
     const agent = `first-${randomUUID()}`;
+    const key = new MeteringKeys(config.REDIS_KEY_PREFIX).agent(agent);
     const redis = new Redis(TEST_REDIS_URL);
     try {
-      expect(await redis.exists(`${config.REDIS_KEY_PREFIX}agent:${agent}`)).toBe(0);
+      expect(await redis.exists(key)).toBe(0);
       expect(await reserve(a, agent, 30)).toMatchObject({ pool: 'agent', reserved: 30, remaining: 470 });
-      expect(await redis.hgetall(`${config.REDIS_KEY_PREFIX}agent:${agent}`)).toEqual({ created_at: '2026-08-10T12:00:00.000Z' });
+      expect(await redis.hgetall(key)).toEqual({ created_at: '2026-08-10T12:00:00.000Z' });
       // a later sight keeps the first one's date; agentRegistered names it
       clock.advance(60_000);
       await b.accounts.registerAgent(agent, 'late name');
-      expect(await redis.hgetall(`${config.REDIS_KEY_PREFIX}agent:${agent}`)).toEqual({
+      expect(await redis.hgetall(key)).toEqual({
         created_at: '2026-08-10T12:00:00.000Z',
         client_name: 'late name',
       });
