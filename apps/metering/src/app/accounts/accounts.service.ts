@@ -3,7 +3,6 @@ import type { OwnerAccount, Usage } from '@adintel/contracts';
 import { ServiceError } from '@adintel/contracts';
 import { BalanceRepository } from '../balances/balance.repository';
 import { PlanCatalog } from '../plans/plan-catalog';
-import type { PoolKind } from '../redis/keys';
 import { AccountsRepository, type OwnerRecord } from './accounts.repository';
 
 /**
@@ -77,11 +76,6 @@ export class AccountsService {
       agents: agents.map((a) => ({ agent_id: a.agentId, client_name: a.clientName, attached_at: a.attachedAt })),
       usage,
     };
-  }
-
-  /** Whose ledger a caller reads: an owner's (every call its pool paid for) or an agent's own. */
-  async callerKind(callerId: string): Promise<PoolKind> {
-    return (await this.accounts.findOwner(callerId)) ? 'owner' : 'agent';
   }
 
   /** Throws not_found for an unknown owner. */

@@ -24,8 +24,7 @@ export class UsageService {
   /** The caller's ledger, newest first: an owner sees every call its pool paid for, an agent its own calls. */
   async events(callerId: string, limit: number, cursor?: string): Promise<UsageEvents> {
     const before = cursor === undefined ? undefined : decodeLedgerCursor(cursor);
-    const kind = await this.accounts.callerKind(callerId);
-    const entries = await this.ledger.newestFirst(kind, callerId, limit + 1, before);
+    const entries = await this.ledger.newestFirst(callerId, limit + 1, before);
     const page = entries.slice(0, limit);
     const hasMore = entries.length > limit;
     const last = page.at(-1);

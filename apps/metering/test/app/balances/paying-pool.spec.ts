@@ -130,7 +130,7 @@ describe('the pool that pays, picked inside the reserve and usage scripts', () =
 });
 
 /** One Redis round trip per message: MONITOR on a Redis of its own, where the only client is this metering. */
-describe('Redis round trips of reserve, settle and get_usage', () => {
+describe('Redis round trips of reserve, settle, get_usage and list_usage_events', () => {
   let redis: PrivateRedis;
   let metering: Metering;
   let monitor: Redis | undefined;
@@ -175,6 +175,7 @@ describe('Redis round trips of reserve, settle and get_usage', () => {
     await metering.reservations.reserve({ request_id: warm, caller_id: owner, tool: 'search_ads', amount: 1 });
     await metering.reservations.settle(warm, owner, 1);
     await metering.usage.usage(owner);
+    await metering.usage.events(owner, 1);
 
     for (const caller of [`new-${randomUUID()}`, attached, owner]) {
       const requestId = `r-${randomUUID()}`;
@@ -183,6 +184,7 @@ describe('Redis round trips of reserve, settle and get_usage', () => {
       ]);
       expect(await commandsOf(() => metering.reservations.settle(requestId, caller, 3))).toEqual(['evalsha']);
       expect(await commandsOf(() => metering.usage.usage(caller))).toEqual(['evalsha']);
+      expect(await commandsOf(() => metering.usage.events(caller, 10))).toEqual(['evalsha']);
     }
   });
 });
