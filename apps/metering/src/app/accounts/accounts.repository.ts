@@ -5,14 +5,6 @@ import { MeteringKeys } from '../redis/keys';
 import { LuaScript } from '../redis/lua-script';
 import { ATTACH, DETACH } from './accounts.scripts';
 
-interface AgentRecord {
-  readonly id: string;
-  readonly clientName: string | null;
-  readonly createdAt: string;
-  readonly ownerId: string | null;
-  readonly attachedAt: string | null;
-}
-
 export interface OwnerRecord {
   readonly id: string;
   readonly plan: string;
@@ -30,7 +22,7 @@ type DetachOutcome = 'detached' | 'no_owner' | 'not_attached';
 
 const scripts = { attach: new LuaScript(ATTACH), detach: new LuaScript(DETACH) };
 
-/** Agents, owners and who is attached to whom. */
+/** Agents, owners and who is attached to whom (an agent is created on first sight by the balance scripts: PAYING_POOL). */
 @Injectable()
 export class AccountsRepository {
   constructor(
@@ -48,17 +40,6 @@ export class AccountsRepository {
   async upsertOwner(ownerId: string, plan: string): Promise<void> {
     const key = this.keys.owner(ownerId);
     await this.redis.multi().hset(key, 'plan', plan).hsetnx(key, 'created_at', this.clock.now().toISOString()).exec();
-  }
-
-  /** The agent, created on first sight; `clientName` (when given) replaces the stored name. */
-  async ensureAgent(agentId: string, clientName?: string | null): Promise<AgentRecord> {
-    const key = this.keys.agent(agentId);
-    const tx = this.redis.multi().hsetnx(key, 'created_at', this.clock.now().toISOString());
-    if (clientName != null) tx.hset(key, 'client_name', clientName);
-    const results = await tx.hgetall(key).exec();
-    const last = results?.at(-1);
-    if (!last || last[0]) throw last?.[0] ?? new Error('the agent transaction was aborted');
-    return toAgent(agentId, last[1] as Record<string, string>);
   }
 
   async attach(agentId: string, ownerId: string, clientName: string | null): Promise<AttachOutcome> {
@@ -90,14 +71,4 @@ export class AccountsRepository {
       .map((agentId, i) => ({ agentId, clientName: (names[i]?.[1] as string | null) ?? null, attachedAt: attached[agentId] }))
       .sort((a, b) => a.attachedAt.localeCompare(b.attachedAt) || a.agentId.localeCompare(b.agentId));
   }
-}
-
-function toAgent(id: string, fields: Record<string, string>): AgentRecord {
-  return {
-    id,
-    clientName: fields['client_name'] ?? null,
-    createdAt: fields['created_at'] ?? '',
-    ownerId: fields['owner_id'] ?? null,
-    attachedAt: fields['attached_at'] ?? null,
-  };
 }

@@ -1,27 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { OwnerAccount, Usage } from '@adintel/contracts';
 import { ServiceError } from '@adintel/contracts';
-import type { Plan } from '../../config';
 import { BalanceRepository } from '../balances/balance.repository';
-import { Clock } from '../clock/clock';
-import { PlanCatalog, type PlanPeriod } from '../plans/plan-catalog';
-import { poolId, type PoolKind } from '../redis/keys';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { AccountsRepository, type OwnerRecord } from './accounts.repository';
 
-/** The pool that pays for a caller's calls right now, and who the caller is. */
-interface PayingPool {
-  readonly caller: { readonly kind: PoolKind; readonly id: string };
-  readonly kind: PoolKind;
-  readonly account: string;
-  readonly id: string;
-  readonly planId: string;
-  readonly plan: Plan;
-  readonly period: PlanPeriod;
-}
-
 /**
- * Who pays: an owner pays from its plan's pool; an agent from its owner's pool while attached,
- * otherwise from its own trial, which is never reset and keeps what it had while the agent was attached.
+ * Owners, agents and who is attached to whom. Who pays for a caller's calls (an owner from its plan's pool, an
+ * attached agent from its owner's, any other agent from its own trial) is decided inside the balance scripts,
+ * PAYING_POOL in accounts.scripts.ts, so that a paid call's reserve is one Redis round trip.
  */
 @Injectable()
 export class AccountsService {
@@ -29,38 +16,29 @@ export class AccountsService {
     private readonly accounts: AccountsRepository,
     private readonly balances: BalanceRepository,
     private readonly plans: PlanCatalog,
-    private readonly clock: Clock,
   ) {}
 
-  /** `callerId` is a token's `sub`: an owner's account id or an agent's client id (an agent is created on first sight). */
-  async payingPool(callerId: string): Promise<PayingPool> {
-    const owner = await this.accounts.findOwner(callerId);
-    if (owner) return this.ownerPool(owner, { kind: 'owner', id: callerId });
-    const agent = await this.accounts.ensureAgent(callerId);
-    const caller = { kind: 'agent' as const, id: callerId };
-    if (agent.ownerId) {
-      const ownerOfAgent = await this.accounts.findOwner(agent.ownerId);
-      if (ownerOfAgent) return this.ownerPool(ownerOfAgent, caller);
-    }
-    return this.pool(caller, 'agent', callerId, this.plans.trialId);
-  }
-
-  async usageOf(pool: PayingPool): Promise<Usage> {
-    const { used, reserved } = await this.balances.usage(pool.id);
+  /**
+   * The pool that pays for `callerId` (a token's `sub`: an owner's account id or an agent's client id; an agent is
+   * created on first sight, named `clientName` when given) and what is left in it.
+   */
+  async usage(callerId: string, clientName: string | null = null): Promise<Usage> {
+    const pool = await this.balances.poolUsage(callerId, clientName);
+    if (pool.status === 'unknown_plan') throw this.plans.notConfigured(pool.planId);
+    const period = this.plans.periodOf(this.plans.get(pool.planId), pool.at);
     return {
       plan: pool.planId,
-      pool: pool.kind,
-      allowance: pool.plan.allowance,
-      used,
-      reserved,
-      remaining: Math.max(0, pool.plan.allowance - used - reserved),
-      period: pool.period.start && pool.period.end ? { start: pool.period.start.toISOString(), end: pool.period.end.toISOString() } : null,
+      pool: pool.poolKind,
+      allowance: pool.allowance,
+      used: pool.used,
+      reserved: pool.reserved,
+      remaining: Math.max(0, pool.allowance - pool.used - pool.reserved),
+      period: period.start && period.end ? { start: period.start.toISOString(), end: period.end.toISOString() } : null,
     };
   }
 
-  async registerAgent(agentId: string, clientName: string | null): Promise<Usage> {
-    await this.accounts.ensureAgent(agentId, clientName);
-    return this.usageOf(await this.payingPool(agentId));
+  registerAgent(agentId: string, clientName: string | null): Promise<Usage> {
+    return this.usage(agentId, clientName);
   }
 
   async upsertOwner(ownerId: string, planId: string): Promise<OwnerAccount> {
@@ -91,10 +69,7 @@ export class AccountsService {
   async ownerAccount(ownerId: string): Promise<OwnerAccount> {
     const owner = await this.accounts.findOwner(ownerId);
     if (!owner) throw ServiceError.notFound('owner', ownerId);
-    const [agents, usage] = await Promise.all([
-      this.accounts.attachedAgents(ownerId),
-      this.usageOf(this.ownerPool(owner, { kind: 'owner', id: ownerId })),
-    ]);
+    const [agents, usage] = await Promise.all([this.accounts.attachedAgents(ownerId), this.usage(ownerId)]);
     return {
       owner_id: ownerId,
       plan: owner.plan,
@@ -103,25 +78,10 @@ export class AccountsService {
     };
   }
 
-  /** Whose ledger a caller reads: an owner's (every call its pool paid for) or an agent's own. */
-  async callerKind(callerId: string): Promise<PoolKind> {
-    return (await this.accounts.findOwner(callerId)) ? 'owner' : 'agent';
-  }
-
   /** Throws not_found for an unknown owner. */
   async requireOwner(ownerId: string): Promise<OwnerRecord> {
     const owner = await this.accounts.findOwner(ownerId);
     if (!owner) throw ServiceError.notFound('owner', ownerId);
     return owner;
-  }
-
-  private ownerPool(owner: OwnerRecord, caller: PayingPool['caller']): PayingPool {
-    return this.pool(caller, 'owner', owner.id, owner.plan);
-  }
-
-  private pool(caller: PayingPool['caller'], kind: PoolKind, account: string, planId: string): PayingPool {
-    const plan = this.plans.get(planId);
-    const period = this.plans.periodOf(plan, this.clock.now());
-    return { caller, kind, account, id: poolId(kind, period.key, account), planId, plan, period };
   }
 }

@@ -5,23 +5,44 @@ import type { AppConfig } from '../../config';
 import { Clock } from '../clock/clock';
 import { MeteringKeys, type PoolKind } from '../redis/keys';
 import { LuaScript } from '../redis/lua-script';
-import { POOL_USAGE, RESERVE, SETTLE, SWEEP } from './balance.scripts';
+import { PlanCatalog } from '../plans/plan-catalog';
+import { RESERVE, SETTLE, SWEEP, USAGE } from './balance.scripts';
 
 /** A closed reservation is remembered this long, so a late duplicate reserve or settle is still recognised. */
 const CLOSED_RESERVATION_RETENTION_MS = 7 * 24 * 3_600_000;
 
 interface HoldRequest {
   readonly requestId: string;
-  readonly caller: { readonly kind: PoolKind; readonly id: string };
-  readonly pool: { readonly kind: PoolKind; readonly account: string; readonly id: string; readonly allowance: number; readonly plan: string };
+  /** A token's `sub`: the scripts find the pool that pays for it. */
+  readonly callerId: string;
   readonly tool: string;
   readonly amount: number;
+}
+
+/** The account's plan is no longer in PLANS (an operator error): nothing was read or held. */
+interface UnknownPlan {
+  readonly status: 'unknown_plan';
+  readonly planId: string;
 }
 
 type HoldOutcome =
   | { readonly status: 'held'; readonly poolKind: PoolKind; readonly reserved: number; readonly remaining: number }
   | { readonly status: 'short'; readonly remaining: number }
-  | { readonly status: 'conflict' };
+  | { readonly status: 'conflict' }
+  | UnknownPlan;
+
+type PoolUsageOutcome =
+  | {
+      readonly status: 'found';
+      readonly planId: string;
+      readonly poolKind: PoolKind;
+      readonly allowance: number;
+      readonly used: number;
+      readonly reserved: number;
+      /** The moment the pool was read: the period it belongs to. */
+      readonly at: Date;
+    }
+  | UnknownPlan;
 
 export type CloseOutcome =
   | {
@@ -41,7 +62,7 @@ export type CloseOutcome =
 const scripts = {
   reserve: new LuaScript(RESERVE),
   settle: new LuaScript(SETTLE),
-  poolUsage: new LuaScript(POOL_USAGE),
+  usage: new LuaScript(USAGE),
   sweep: new LuaScript(SWEEP),
 };
 
@@ -55,34 +76,32 @@ export class BalanceRepository {
     @InjectRedis() private readonly redis: Redis,
     private readonly keys: MeteringKeys,
     private readonly clock: Clock,
+    private readonly plans: PlanCatalog,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'LEDGER_RETENTION_DAYS' | 'RESERVATION_TTL_SECONDS'>,
   ) {
     this.ledgerRetentionMs = config.LEDGER_RETENTION_DAYS * 86_400_000;
     this.reservationTtlMs = config.RESERVATION_TTL_SECONDS * 1_000;
   }
 
-  /** Check + hold + record in one script; the same request id holds once. */
+  /** Who pays + check + hold + record in one script (one round trip); the same request id holds once. */
   async hold(request: HoldRequest): Promise<HoldOutcome> {
     const now = this.clock.now();
     const reply = (await scripts.reserve.run(this.redis, [
       ...this.commonArgs(now),
       request.requestId,
-      request.caller.kind,
-      request.caller.id,
-      request.pool.kind,
-      request.pool.account,
-      request.pool.id,
-      request.pool.allowance,
+      request.callerId,
       request.amount,
       request.tool,
       now.getTime() + this.reservationTtlMs,
-      request.pool.plan,
+      ...this.plans.scriptTerms(now),
     ])) as [string, ...(string | number)[]];
     switch (reply[0]) {
       case 'held':
         return { status: 'held', poolKind: reply[1] as PoolKind, reserved: Number(reply[2]), remaining: Number(reply[3]) };
       case 'short':
         return { status: 'short', remaining: Number(reply[1]) };
+      case 'unknown_plan':
+        return { status: 'unknown_plan', planId: String(reply[1]) };
       default:
         return { status: 'conflict' };
     }
@@ -113,10 +132,29 @@ export class BalanceRepository {
     }
   }
 
-  /** Used and reserved tokens of a pool, after its expired reservations came back. */
-  async usage(poolId: string): Promise<{ used: number; reserved: number }> {
-    const [used, reserved] = (await scripts.poolUsage.run(this.redis, [...this.commonArgs(this.clock.now()), poolId])) as [number, number];
-    return { used: Number(used), reserved: Number(reserved) };
+  /**
+   * The pool that pays for a caller, with its used and reserved tokens after its expired reservations came back;
+   * an agent seen for the first time is created (with `clientName` when given, which replaces a stored name).
+   */
+  async poolUsage(callerId: string, clientName: string | null = null): Promise<PoolUsageOutcome> {
+    const now = this.clock.now();
+    const reply = (await scripts.usage.run(this.redis, [
+      ...this.commonArgs(now),
+      callerId,
+      clientName ?? '',
+      clientName == null ? '0' : '1',
+      ...this.plans.scriptTerms(now),
+    ])) as [string, ...(string | number)[]];
+    if (reply[0] !== 'found') return { status: 'unknown_plan', planId: String(reply[1]) };
+    return {
+      status: 'found',
+      planId: String(reply[1]),
+      poolKind: reply[2] as PoolKind,
+      allowance: Number(reply[3]),
+      used: Number(reply[4]),
+      reserved: Number(reply[5]),
+      at: now,
+    };
   }
 
   /** Pools with reservations in flight. */
@@ -135,11 +173,12 @@ export class BalanceRepository {
   }
 
   private commonArgs(now: Date): (string | number)[] {
+    const iso = now.toISOString();
     return [
       this.keys.prefix,
       now.getTime(),
-      now.toISOString(),
-      now.toISOString().slice(0, 10),
+      iso,
+      iso.slice(0, 10),
       CLOSED_RESERVATION_RETENTION_MS,
       this.ledgerRetentionMs,
     ];

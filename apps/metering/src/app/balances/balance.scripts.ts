@@ -1,3 +1,4 @@
+import { PAYING_POOL } from '../accounts/accounts.scripts';
 import { LUA_KEYS } from '../redis/keys';
 
 /**
@@ -9,7 +10,7 @@ import { LUA_KEYS } from '../redis/keys';
  * Times come from the app's Clock (tests move it); only ledger trimming uses Redis TIME, because
  * stream ids are Redis time.
  */
-const PRELUDE = `${LUA_KEYS}
+const PRELUDE = `${LUA_KEYS}${PAYING_POOL}
 local NOW = tonumber(ARGV[2])
 local NOW_ISO = ARGV[3]
 local TODAY = ARGV[4]
@@ -40,6 +41,7 @@ local function close(rkey, r, outcome, charged)
   redis.call('ZREM', K.holds(r.pool_id), r.request_id)
   redis.call('HSET', rkey, 'state', outcome, 'charged', charged, 'refunded', refunded, 'closed_at', NOW_ISO)
   redis.call('PEXPIRE', rkey, RECORD_TTL_MS)
+  r.state, r.charged, r.refunded = outcome, charged, refunded
 
   local min_id = ledger_min_id()
   local event = { 'request_id', r.request_id, 'agent_id', r.caller, 'tool', r.tool, 'reserved', reserved,
@@ -79,15 +81,13 @@ end
 `;
 
 /**
- * ARGV 7 request_id, 8 caller kind, 9 caller id, 10 pool kind, 11 paying account, 12 pool id,
- * 13 allowance, 14 amount, 15 tool, 16 deadline (ms), 17 plan of the pool (kept for the tokens-charged metric).
- * -> {'held', pool kind, reserved, remaining after} | {'short', remaining} | {'conflict'}
+ * ARGV 7 request_id, 8 caller id, 9 amount, 10 tool, 11 deadline (ms), 12... the plans (PlanCatalog.scriptTerms).
+ * -> {'held', pool kind, reserved, remaining after} | {'short', remaining} | {'conflict'} | {'unknown_plan', plan id}
+ * One script, so a paid call's reserve is one round trip: the repeat check, who pays, and the hold.
  */
 export const RESERVE = `${PRELUDE}
-local request_id, caller_kind, caller = ARGV[7], ARGV[8], ARGV[9]
-local pool_kind, account, pool_id = ARGV[10], ARGV[11], ARGV[12]
-local allowance, amount, tool, deadline = tonumber(ARGV[13]), tonumber(ARGV[14]), ARGV[15], tonumber(ARGV[16])
-local plan = ARGV[17]
+local request_id, caller = ARGV[7], ARGV[8]
+local amount, tool, deadline = tonumber(ARGV[9]), ARGV[10], tonumber(ARGV[11])
 
 local rkey = K.reservation(request_id)
 local existing = hgetall(rkey)
@@ -96,26 +96,29 @@ if existing then
   return { 'held', existing.pool_kind, tonumber(existing.reserved), tonumber(existing.remaining_after) }
 end
 
-sweep(pool_id)
-local pool_key = K.pool(pool_id)
-redis.call('HSET', pool_key, 'allowance', allowance)
+local pool, unknown_plan = paying_pool(caller, plans_from(12), NOW_ISO, nil)
+if not pool then return { 'unknown_plan', unknown_plan } end
+sweep(pool.id)
+local pool_key = K.pool(pool.id)
+redis.call('HSET', pool_key, 'allowance', pool.allowance)
 local remaining = remaining_of(pool_key)
 if amount > remaining then return { 'short', remaining } end
 
 redis.call('HINCRBY', pool_key, 'reserved', amount)
 redis.call('HINCRBY', pool_key, 'used', 0)
-redis.call('HSET', rkey, 'request_id', request_id, 'caller_kind', caller_kind, 'caller', caller,
-  'pool_kind', pool_kind, 'account', account, 'pool_id', pool_id, 'tool', tool, 'plan', plan, 'reserved', amount,
+redis.call('HSET', rkey, 'request_id', request_id, 'caller_kind', pool.caller_kind, 'caller', caller,
+  'pool_kind', pool.kind, 'account', pool.account, 'pool_id', pool.id, 'tool', tool, 'plan', pool.plan_id, 'reserved', amount,
   'remaining_after', remaining - amount, 'state', 'held', 'reserved_at', NOW_ISO, 'deadline', deadline)
-redis.call('ZADD', K.holds(pool_id), deadline, request_id)
-redis.call('SADD', K.holding_pools, pool_id)
-return { 'held', pool_kind, amount, remaining - amount }
+redis.call('ZADD', K.holds(pool.id), deadline, request_id)
+redis.call('SADD', K.holding_pools, pool.id)
+return { 'held', pool.kind, amount, remaining - amount }
 `;
 
 /**
  * ARGV 7 request_id, 8 caller id, 9 charged.
  * -> {'closed', outcome, charged, refunded, remaining, tool, plan, closed by this call (1/0)} | {'missing'} | {'too_much', reserved}
- * A reservation already closed (settled, released or expired) answers what it closed with.
+ * A reservation already closed (settled, released or expired) answers what it closed with; one whose deadline
+ * passed closes as expired (charged 0), as the sweep would have closed it.
  */
 export const SETTLE = `${PRELUDE}
 local request_id, caller, charged = ARGV[7], ARGV[8], tonumber(ARGV[9])
@@ -124,24 +127,31 @@ local r = hgetall(rkey)
 local closed_now = 0
 if not r or r.caller ~= caller then return { 'missing' } end
 if r.state == 'held' then
-  sweep(r.pool_id)
-  r = hgetall(rkey)
-end
-if r.state == 'held' then
-  if charged > tonumber(r.reserved) then return { 'too_much', tonumber(r.reserved) } end
-  close(rkey, r, 'settled', charged)
-  r = hgetall(rkey)
-  closed_now = 1
+  if tonumber(r.deadline) <= NOW then
+    close(rkey, r, 'expired', 0)
+    sweep(r.pool_id)
+  else
+    if charged > tonumber(r.reserved) then return { 'too_much', tonumber(r.reserved) } end
+    -- the other expired holds of this busy pool first: while this one is still held, the pool stays in holding-pools
+    sweep(r.pool_id)
+    close(rkey, r, 'settled', charged)
+    closed_now = 1
+  end
 end
 return { 'closed', r.state, tonumber(r.charged), tonumber(r.refunded), remaining_of(K.pool(r.pool_id)), r.tool, r.plan or '', closed_now }
 `;
 
-/** ARGV 7 pool id -> {used, reserved} after returning its expired reservations. */
-export const POOL_USAGE = `${PRELUDE}
-local pool_id = ARGV[7]
-sweep(pool_id)
-local p = redis.call('HMGET', K.pool(pool_id), 'used', 'reserved')
-return { tonumber(p[1] or '0'), tonumber(p[2] or '0') }
+/**
+ * ARGV 7 caller id, 8 client name ('' = keep), 9 '1' when a name is given, 10... the plans (PlanCatalog.scriptTerms).
+ * -> {'found', plan id, pool kind, allowance, used, reserved} of the pool that pays for the caller, after its expired
+ * reservations came back | {'unknown_plan', plan id}
+ */
+export const USAGE = `${PRELUDE}
+local pool, unknown_plan = paying_pool(ARGV[7], plans_from(10), NOW_ISO, ARGV[9] == '1' and ARGV[8] or nil)
+if not pool then return { 'unknown_plan', unknown_plan } end
+sweep(pool.id)
+local p = redis.call('HMGET', K.pool(pool.id), 'used', 'reserved')
+return { 'found', pool.plan_id, pool.kind, pool.allowance, tonumber(p[1] or '0'), tonumber(p[2] or '0') }
 `;
 
 /** ARGV 7 pool id -> how many reservations were looked at (expired ones are given back). */

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '../accounts/accounts.module';
 import { BalancesModule } from './balances.module';
 import { ReservationSweeper } from './reservation-sweeper';
 import { ReservationsController } from './reservations.controller';
 import { ReservationsService } from './reservations.service';
 
 @Module({
-  imports: [AccountsModule, BalancesModule],
+  imports: [BalancesModule],
   controllers: [ReservationsController],
   providers: [ReservationsService, ReservationSweeper],
   exports: [ReservationsService, ReservationSweeper],

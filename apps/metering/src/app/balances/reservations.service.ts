@@ -3,7 +3,7 @@ import type { Reservation, Settlement } from '@adintel/contracts';
 import { findTool, maxAffordableLimit } from '@adintel/tool-catalogue';
 import { AppMetrics } from '@adintel/observability';
 import { ServiceError } from '@adintel/contracts';
-import { AccountsService } from '../accounts/accounts.service';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { BalanceRepository } from './balance.repository';
 
 interface ReserveRequest {
@@ -22,22 +22,15 @@ export class ReservationsService {
   private readonly logger = new Logger(ReservationsService.name);
 
   constructor(
-    private readonly accounts: AccountsService,
     private readonly balances: BalanceRepository,
+    private readonly plans: PlanCatalog,
     private readonly metrics: AppMetrics,
   ) {}
 
   async reserve(request: ReserveRequest): Promise<Reservation> {
     const tool = findTool(request.tool);
     if (!tool) throw ServiceError.invalidArgument([{ field: 'tool', message: `unknown tool "${request.tool}"` }]);
-    const pool = await this.accounts.payingPool(request.caller_id);
-    const outcome = await this.balances.hold({
-      requestId: request.request_id,
-      caller: pool.caller,
-      pool: { kind: pool.kind, account: pool.account, id: pool.id, allowance: pool.plan.allowance, plan: pool.planId },
-      tool: tool.name,
-      amount: request.amount,
-    });
+    const outcome = await this.balances.hold({ requestId: request.request_id, callerId: request.caller_id, tool: tool.name, amount: request.amount });
     switch (outcome.status) {
       case 'held':
         return { request_id: request.request_id, pool: outcome.poolKind, reserved: outcome.reserved, remaining: outcome.remaining };
@@ -49,6 +42,8 @@ export class ReservationsService {
         });
       case 'conflict':
         throw ServiceError.of('conflict', `request id ${JSON.stringify(request.request_id)} already holds tokens of another caller`);
+      case 'unknown_plan':
+        throw this.plans.notConfigured(outcome.planId);
     }
   }
 

@@ -47,9 +47,6 @@ export class MeteringKeys {
   }
 }
 
-/** A pool's id: whose tokens, and which period of them (`life` or `YYYY-MM`). */
-export const poolId = (kind: PoolKind, periodKey: string, accountId: string) => `${kind}:${periodKey}:${accountId}`;
-
 /** The same key layout for scripts: they find keys of reservations, pools and ledgers from stored ids. */
 export const LUA_KEYS = `
 local P = ARGV[1]
@@ -57,6 +54,8 @@ local K = {
   agent = function(id) return P .. 'agent:' .. id end,
   owner = function(id) return P .. 'owner:' .. id end,
   owner_agents = function(id) return P .. 'owner-agents:' .. id end,
+  -- a pool's id: whose tokens, and which period of them (life or YYYY-MM)
+  pool_id = function(kind, period_key, account) return kind .. ':' .. period_key .. ':' .. account end,
   pool = function(pool_id) return P .. 'pool:' .. pool_id end,
   holds = function(pool_id) return P .. 'holds:' .. pool_id end,
   reservation = function(request_id) return P .. 'reservation:' .. request_id end,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { type Redis, InjectRedis } from '@adintel/redis';
-import { MeteringKeys, type PoolKind } from '../redis/keys';
+import { MeteringKeys } from '../redis/keys';
+import { LuaScript } from '../redis/lua-script';
+import { LEDGER_PAGE } from './ledger.scripts';
 
 export interface LedgerEntry {
   readonly id: string;
@@ -13,6 +15,8 @@ export interface DailyCounts {
   readonly calls: Record<string, string>;
 }
 
+const scripts = { page: new LuaScript(LEDGER_PAGE) };
+
 /** Reads the usage ledger (one stream per account) and the per-day aggregates the settle script writes. */
 @Injectable()
 export class LedgerRepository {
@@ -21,9 +25,12 @@ export class LedgerRepository {
     private readonly keys: MeteringKeys,
   ) {}
 
-  /** Up to `count` events, newest first, strictly older than `beforeId` when given. */
-  async newestFirst(kind: PoolKind, accountId: string, count: number, beforeId?: string): Promise<LedgerEntry[]> {
-    const entries = await this.redis.xrevrange(this.keys.ledger(kind, accountId), beforeId ? `(${beforeId}` : '+', '-', 'COUNT', count);
+  /** Up to `count` events of the caller's ledger (an owner's, or an agent's own), newest first, strictly older than `beforeId` when given. */
+  async newestFirst(callerId: string, count: number, beforeId?: string): Promise<LedgerEntry[]> {
+    const entries = (await scripts.page.run(this.redis, [this.keys.prefix, callerId, beforeId ? `(${beforeId}` : '+', count])) as [
+      string,
+      string[],
+    ][];
     return entries.map(([id, flat]) => ({ id, fields: pairs(flat) }));
   }
 

@@ -17,15 +17,14 @@ export class UsageService {
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'LEDGER_RETENTION_DAYS'>,
   ) {}
 
-  async usage(callerId: string): Promise<Usage> {
-    return this.accounts.usageOf(await this.accounts.payingPool(callerId));
+  usage(callerId: string): Promise<Usage> {
+    return this.accounts.usage(callerId);
   }
 
   /** The caller's ledger, newest first: an owner sees every call its pool paid for, an agent its own calls. */
   async events(callerId: string, limit: number, cursor?: string): Promise<UsageEvents> {
     const before = cursor === undefined ? undefined : decodeLedgerCursor(cursor);
-    const kind = await this.accounts.callerKind(callerId);
-    const entries = await this.ledger.newestFirst(kind, callerId, limit + 1, before);
+    const entries = await this.ledger.newestFirst(callerId, limit + 1, before);
     const page = entries.slice(0, limit);
     const hasMore = entries.length > limit;
     const last = page.at(-1);
