@@ -79,6 +79,8 @@ async function main() {
   try {
     const inProcessMs = await inProcessSearchMs(join(queryDataDir, 'ads.sqlite'));
     out(`# in-process store time of the same search (page + total): p50 ${inProcessMs.toFixed(3)} ms`);
+    const redisRoundTripMs = await redisPingMs(stack.redisUrl);
+    out(`# one Redis round trip (PING from this process): p50 ${redisRoundTripMs.toFixed(3)} ms`);
     const { token } = await newAgentToken(stack.baseUrl);
     const gateway = stack.apps['mcp-gateway'].url;
     const auth = { authorization: `Bearer ${token}` };
@@ -126,7 +128,7 @@ async function main() {
     const resident = Object.fromEntries(APPS.map((app) => [app, appResident(stack.apps[app].pid)]));
     if (values['heap-snapshots']) await writeHeapSnapshots(stack, resolve(values['heap-snapshots']));
     out('');
-    out(renderReport({ date: new Date(), ads, queryWorkers, duration, bodyBytes: body.length, inProcessMs, results, resident }));
+    out(renderReport({ date: new Date(), ads, queryWorkers, redisRoundTripMs, duration, bodyBytes: body.length, inProcessMs, results, resident }));
   } finally {
     await bare.stop();
     await stack.stop();
@@ -137,6 +139,23 @@ async function main() {
 async function cpuSnapshot(stack: Stack, redis: Redis): Promise<Record<string, number>> {
   const apps = Object.fromEntries(APPS.map((app) => [app, appCpuMs(stack.apps[app].pid)]));
   return { ...apps, redis: await redisCpuMs(redis) };
+}
+
+/** p50 of 2,000 sequential PINGs: what one hop through Redis costs at least on this machine. */
+async function redisPingMs(url: string): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    for (let i = 0; i < 200; i++) await redis.ping();
+    const times: number[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const started = performance.now();
+      await redis.ping();
+      times.push(performance.now() - started);
+    }
+    return times.sort((a, b) => a - b)[times.length >> 1] ?? 0;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** The query-api benchmark's case for the same call, on the same store file, in its own process. */
