@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
-import { MeteringMessages, Usage, type Settlement } from '@adintel/contracts';
+import { MeteringMessages, type Settlement, type Usage } from '@adintel/contracts';
 import { actualCost, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
 import { AppMetrics } from '@adintel/observability';
 import { ServiceError } from '@adintel/contracts';
@@ -59,7 +59,7 @@ export class ToolInvoker {
     const worstCase = worstCaseCost(tool, args);
     if (worstCase === 0) {
       const result = await this.send(call);
-      return { result, receipt: nothingCharged(remainingShownBy(result)) };
+      return { result, receipt: nothingCharged(remainingShownBy(tool, result)) };
     }
 
     await this.rateLimiter.consume(caller.sub);
@@ -169,10 +169,14 @@ export class ToolInvoker {
 const SETTLE_RETRYABLE = new Set<ServiceError['code']>(['timeout', 'unavailable', 'internal']);
 const SETTLE_RETRY_DELAY_MS = 100;
 
-/** get_usage answers with the balance itself: its receipt can say what remains. */
-function remainingShownBy(result: unknown): number | undefined {
-  const usage = Usage.safeParse(result);
-  return usage.success ? usage.data.remaining : undefined;
+/**
+ * get_usage answers with the balance itself (metering's Usage): its receipt can say what remains.
+ * Only that tool's answer is looked at, and only at its one field, instead of parsing every free answer.
+ */
+function remainingShownBy(tool: ToolDefinition, result: unknown): number | undefined {
+  if (tool.message !== MeteringMessages.getUsage) return undefined;
+  const { remaining } = result as Partial<Usage>;
+  return typeof remaining === 'number' ? remaining : undefined;
 }
 
 type Outcome<T> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: unknown };
