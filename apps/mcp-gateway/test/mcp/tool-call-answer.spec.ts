@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { nothingCharged } from '../../src/invocation/receipt';
+import { renderProblem } from '../../src/problems/problem';
 import { toolCallAnswer, toolCallError, toolFailure, toolResult } from '../../src/mcp/mcp-tools';
 
 describe('the JSON-RPC answer the gateway writes for a tools/call', () => {
@@ -14,10 +14,13 @@ describe('the JSON-RPC answer the gateway writes for a tools/call', () => {
   });
 
   it('serialises a failure (no structuredContent) as it is', () => {
-    const failure = toolFailure({ type: 'about:blank', title: 'Bad', status: 400, detail: 'x' } as never, 'req-2');
-    expect(JSON.parse(toolCallAnswer(2, failure))).toEqual({ jsonrpc: '2.0', id: 2, result: failure });
+    const problem = renderProblem(
+      { status: 402, code: 'insufficient_balance', detail: 'needs "50" tokens' },
+      { baseUrl: 'http://localhost:3000', instance: '/mcp#search_ads', requestId: 'req-2' },
+    );
+    const failure = toolFailure(problem, 'req-2');
     expect(failure.structuredContent).toBeUndefined();
-    expect(nothingCharged()).toEqual({ status: 'settled', charged: 0 });
+    expect(JSON.parse(toolCallAnswer(2, failure))).toEqual({ jsonrpc: '2.0', id: 2, result: failure });
   });
 
   it('turns a thrown error into a JSON-RPC error the way the SDK does: an McpError keeps its code, anything else is -32603', () => {
