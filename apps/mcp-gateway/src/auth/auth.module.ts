@@ -3,7 +3,6 @@ import { APP_CONFIG, mcpResourceUrl } from '@adintel/config';
 import type { AppConfig } from '../config';
 import { AccessTokenVerifier } from './access-token-verifier';
 import { BearerAuthGuard } from './bearer-auth.guard';
-import { JwtBearerStrategy } from './bearer.strategy';
 import { AuthProblems } from './challenge';
 import { ProtectedResourceController } from './protected-resource.controller';
 
@@ -28,9 +27,8 @@ import { ProtectedResourceController } from './protected-resource.controller';
           problems,
         ),
     },
-    JwtBearerStrategy,
     BearerAuthGuard,
   ],
-  exports: [AccessTokenVerifier, BearerAuthGuard],
+  exports: [AccessTokenVerifier, AuthProblems, BearerAuthGuard],
 })
 export class AuthModule {}

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from './caller';
 
@@ -48,4 +48,5 @@ export class VerifiedTokenCache {
   }
 }
 
-const keyOf = (token: string) => createHash('sha256').update(token).digest('base64url');
+/** One-shot `hash`: no Hash object per request. */
+const keyOf = (token: string) => hash('sha256', token, 'base64url');

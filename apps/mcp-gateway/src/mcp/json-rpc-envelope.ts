@@ -1,4 +1,4 @@
-import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema, ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 
 export type JsonRpcId = string | number;
 
@@ -67,6 +67,31 @@ function plainMessage(message: string): string {
   return message
     .replace(/^Invalid input: /, '')
     .replace(/expected (record|object)/, 'expected an object');
+}
+
+/** A tools/call the gateway answers itself, without the SDK's per-request server and transport. */
+export interface DirectToolCall {
+  readonly id: JsonRpcId;
+  readonly params: CallToolRequest['params'];
+}
+
+/** The members of a JSON-RPC request: the SDK refuses any other (its request schema is strict). */
+const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * A message that passed checkEnvelope and is a tools/call the SDK would run exactly as the gateway does:
+ * a request id the SDK accepts (string or integer), no member beyond a request's, no task augmentation,
+ * and no Mcp-Protocol-Version header the SDK would refuse. Anything else goes to the SDK, which answers it.
+ */
+export function directToolCall(body: unknown, protocolVersion: string | string[] | undefined): DirectToolCall | undefined {
+  if (!isPlainObject(body) || body['method'] !== 'tools/call') return undefined;
+  const id = body['id'];
+  if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
+  if (Object.keys(body).some((member) => !REQUEST_MEMBERS.has(member))) return undefined;
+  const params = body['params'];
+  if (!isPlainObject(params) || params['task'] !== undefined) return undefined;
+  if (protocolVersion !== undefined && (typeof protocolVersion !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion))) return undefined;
+  return { id: id as JsonRpcId, params: params as CallToolRequest['params'] };
 }
 
 /** The body parser could not read the POST: JSON that is not an object (strict parser) is -32600, anything else -32700. */

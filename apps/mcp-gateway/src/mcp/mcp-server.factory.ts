@@ -1,26 +1,16 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
-  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
-  McpError,
-  type CallToolRequest,
-  type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { APP_CONFIG } from '@adintel/config';
-import { findTool, parseToolArgs } from '@adintel/tool-catalogue';
-import { ServiceError } from '@adintel/contracts';
-import type { AppConfig } from '../config';
 import type { Caller } from '../auth/caller';
-import { MCP_IDEMPOTENCY_META } from '../idempotency/idempotency-key';
-import { ToolInvoker } from '../invocation/tool-invoker.service';
-import { invalidArguments, problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
-import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS, toolFailure, toolResult } from './mcp-tools';
+import { McpToolCalls } from './mcp-tool-calls';
+import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS } from './mcp-tools';
 import { McpViews, VIEW_RESOURCES } from './mcp-views';
 
 /**
@@ -31,7 +21,6 @@ import { McpViews, VIEW_RESOURCES } from './mcp-views';
  */
 @Injectable()
 export class McpServerFactory {
-  private readonly logger = new Logger('McpServer');
   /**
    * One for every server: left to itself, each `new Server` builds its own Ajv instance with every format, the
    * largest share of the MCP path's CPU time in the gateway's profile (apps/e2e/bench). It holds no request state.
@@ -39,9 +28,8 @@ export class McpServerFactory {
   private readonly jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   constructor(
-    private readonly invoker: ToolInvoker,
+    private readonly toolCalls: McpToolCalls,
     private readonly views: McpViews,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   create(caller: Caller, requestId: string): Server {
@@ -55,36 +43,8 @@ export class McpServerFactory {
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
     server.setRequestHandler(ReadResourceRequestSchema, (request) => this.views.read(request.params.uri));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.callTool(request.params, caller, requestId, extra.requestId),
+      this.toolCalls.call(request.params, caller, requestId, extra.requestId),
     );
     return server;
-  }
-
-  private async callTool(
-    params: CallToolRequest['params'],
-    caller: Caller,
-    requestId: string,
-    callId: string | number,
-  ): Promise<CallToolResult> {
-    const tool = findTool(params.name);
-    if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(params.name)}; tools/list names the available tools`);
-    }
-    const fail = (spec: ProblemSpec) =>
-      toolFailure(renderProblem(spec, { baseUrl: this.config.PUBLIC_BASE_URL, instance: `/mcp#${tool.name}`, requestId }), requestId);
-
-    const parsed = parseToolArgs(tool, 'mcp', params.arguments ?? {});
-    if (!parsed.ok) {
-      return fail(invalidArguments(parsed.errors));
-    }
-    try {
-      const idempotencyKey = params._meta?.[MCP_IDEMPOTENCY_META] as string | undefined; // checked by the controller
-      const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, callId, idempotencyKey });
-      return toolResult(result, receipt, requestId);
-    } catch (error) {
-      if (error instanceof ServiceError) return fail(problemFromServiceError(error, tool));
-      this.logger.error(error instanceof Error ? error : new Error(String(error)));
-      return fail({ status: 500, code: 'internal', detail: 'the call failed on our side; it was not charged' });
-    }
   }
 }

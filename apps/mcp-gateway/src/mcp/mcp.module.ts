@@ -3,12 +3,13 @@ import { AuthModule } from '../auth/auth.module';
 import { InvocationModule } from '../invocation/invocation.module';
 import { McpController } from './mcp.controller';
 import { McpServerFactory } from './mcp-server.factory';
+import { McpToolCalls } from './mcp-tool-calls';
 import { McpViews } from './mcp-views';
 import { OriginGuard } from './origin.guard';
 
 @Module({
   imports: [AuthModule, InvocationModule],
   controllers: [McpController],
-  providers: [McpServerFactory, McpViews, OriginGuard],
+  providers: [McpServerFactory, McpToolCalls, McpViews, OriginGuard],
 })
 export class McpModule {}

@@ -119,6 +119,40 @@ describe('MCP at /mcp (stateless Streamable HTTP, real SDK client)', () => {
     expect(streamed.result.structuredContent).toEqual(body.result.structuredContent);
   });
 
+  it('answers a plain tools/call itself exactly as the SDK server answers it (SSE is still the SDK)', async () => {
+    const answers = async (body: object, headers: Record<string, string> = {}) => {
+      const json = await rpc(body, headers);
+      const sse = await rpc(body, { ...headers, accept: 'text/event-stream' });
+      expect([json.status, sse.status]).toEqual([200, 200]);
+      expect(json.headers.get('content-type')).toBe('application/json');
+      const streamed = (await sse.text()).split('\n').find((line) => line.startsWith('data: '));
+      // The request id (in _meta, and escaped in a problem's text) differs per HTTP request, and nothing else may.
+      const withoutRequestId = (text: string) => JSON.parse(text.replace(/(\\?"request_id\\?":\\?")[^"\\]*/g, '$1-'));
+      return { direct: withoutRequestId(await json.text()), sdk: withoutRequestId(streamed?.slice(6) ?? '{}') };
+    };
+    const call = (id: string | number, name: string, args: object) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+    const free = await answers(call('free-1', 'get_catalog', {}));
+    expect(free.direct).toEqual(free.sdk);
+    expect(free.direct).toMatchObject({ id: 'free-1', result: { structuredContent: { interface_version: '1.0.0' } } });
+    const badArgs = await answers(call(2, 'search_ads', { limit: 1000 }), { 'mcp-protocol-version': '2025-06-18' });
+    expect(badArgs.direct).toEqual(badArgs.sdk);
+    expect(badArgs.direct.result).toMatchObject({ isError: true, _meta: { problem: { status: 400 } } });
+    const unknown = await answers(call(3, 'drop_tables', {}));
+    expect(unknown.direct).toEqual(unknown.sdk);
+    expect(unknown.direct).toMatchObject({ id: 3, error: { code: ErrorCode.InvalidParams } });
+    // Paid: two calls (the direct one first), each charged what it returned, with the same receipt either way.
+    const paid = await answers(call(4, 'search_ads', { limit: 2 }));
+    expect(paid.direct.result.structuredContent).toEqual(paid.sdk.result.structuredContent);
+    expect(paid.direct.result._meta).toEqual({ ...paid.sdk.result._meta, tokens_remaining: paid.direct.result._meta.tokens_remaining });
+    expect(paid.direct.result._meta).toMatchObject({ tokens_charged: 2 });
+    expect(paid.direct.result._meta.tokens_remaining - paid.sdk.result._meta.tokens_remaining).toBe(2);
+    // What the SDK refuses still reaches it: a fractional id, an unknown member, an unsupported protocol version.
+    expect((await rpc({ ...call(1.5, 'get_catalog', {}) })).status).toBe(400);
+    expect((await rpc({ ...call(5, 'get_catalog', {}), extra: true })).status).toBe(400);
+    expect((await rpc(call(6, 'get_catalog', {}), { 'mcp-protocol-version': '1999-01-01' })).status).toBe(400);
+  });
+
   it('validates Origin, the protocol version header, Accept and Content-Type', async () => {
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
     expect((await rpc(ping)).status).toBe(200);

@@ -10,7 +10,10 @@ type Handler = (data: Record<string, unknown>) => unknown;
  */
 export class FakeService {
   readonly received: { pattern: string; data: Record<string, unknown> }[] = [];
+  /** Patterns of the calls answered so far (a reply or an error), in the order they ended. */
+  readonly answered: string[] = [];
   private readonly handlers = new Map<string, Handler>();
+  private readonly gates = new Map<string, () => Promise<unknown>>();
   /** When set, every call fails with it (service down, timeout...). */
   failure: ServiceError | undefined;
 
@@ -21,8 +24,24 @@ export class FakeService {
     return this;
   }
 
+  /** Calls of `message` wait for `open()` before they are handled: orders calls the gateway makes concurrently. */
+  gate(message: MessageDefinition, open: (() => Promise<unknown>) | undefined): this {
+    if (open) this.gates.set(message.pattern, open);
+    else this.gates.delete(message.pattern);
+    return this;
+  }
+
   async send(message: MessageDefinition, data: Record<string, unknown>): Promise<unknown> {
     this.received.push({ pattern: message.pattern, data });
+    try {
+      await this.gates.get(message.pattern)?.();
+      return await this.answer(message, data);
+    } finally {
+      this.answered.push(message.pattern);
+    }
+  }
+
+  private async answer(message: MessageDefinition, data: Record<string, unknown>): Promise<unknown> {
     if (this.failure) throw this.failure;
     const handler = this.handlers.get(message.pattern);
     if (!handler) throw ServiceError.of('unavailable', `${this.service} does not serve ${message.pattern}`, { retry_after_seconds: 5 });
