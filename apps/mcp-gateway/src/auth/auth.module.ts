@@ -3,6 +3,7 @@ import { APP_CONFIG, mcpResourceUrl } from '@adintel/config';
 import type { AppConfig } from '../config';
 import { AccessTokenVerifier } from './access-token-verifier';
 import { BearerAuthGuard } from './bearer-auth.guard';
+import { JwtBearerStrategy } from './bearer.strategy';
 import { AuthProblems } from './challenge';
 import { ProtectedResourceController } from './protected-resource.controller';
 
@@ -27,8 +28,9 @@ import { ProtectedResourceController } from './protected-resource.controller';
           problems,
         ),
     },
+    JwtBearerStrategy,
     BearerAuthGuard,
   ],
-  exports: [AccessTokenVerifier, AuthProblems, BearerAuthGuard],
+  exports: [AccessTokenVerifier, BearerAuthGuard],
 })
 export class AuthModule {}
