@@ -32,8 +32,8 @@ interface ToolOutcome {
 }
 
 /**
- * The one way a tool runs, whichever surface asked: rate limit -> reserve the worst case while asking
- * the owning service -> settle what the result actually costs (or release on failure).
+ * The one way a tool runs, whichever surface asked: rate limit -> reserve the worst case ->
+ * ask the owning service -> settle what the result actually costs (or release on failure).
  * Failures are ServiceErrors; the surfaces only translate them.
  */
 @Injectable()
@@ -90,36 +90,29 @@ export class ToolInvoker {
   }
 
   /**
-   * Reserve the worst case and run the query at the same time, then settle what the result costs (or
-   * release on failure). Sending both at once saves one full hop of latency and is safe because the
-   * reservation still decides everything the caller sees and pays:
-   * - the reserve fails (402 short, metering down or slow): its error is the answer; the query's
-   *   outcome, whatever it is, is dropped (never returned) and nothing was held, so nothing is released;
-   * - the reserve holds and the query fails: the hold is released and the query's error is the answer;
-   * - both succeed: the charge is the result's cost capped by what was held, as before.
-   * The query runs the caller's validated, rate-limited arguments and is read-only, so running it for a
-   * call that is then refused changes no state; a caller cannot read what it did not pay for.
-   * The query's promise is turned into a result at once: it may fail while the reserve is still on its
-   * way (or after the reserve's error was thrown), and a rejection nobody awaits would be unhandled.
+   * Reserve the worst case, run, settle what the result costs (or release on failure). The query waits for
+   * the hold (product-decisions.md: a paid call reserves its worst case before the query runs): sending both
+   * at once would save one hop of latency, but would make query-api work for calls that are then refused.
    */
   private async runPaid(call: ToolCall, worstCase: number, key: string): Promise<ToolOutcome> {
     const { tool, caller } = call;
-    const reserving = this.metering.send(MeteringMessages.reserve, {
+    const reservation = await this.metering.send(MeteringMessages.reserve, {
       request_id: key,
       caller_id: caller.sub,
       tool: tool.name,
       amount: worstCase,
     });
-    const querying = outcomeOf(this.send(call));
-    const reservation = await reserving;
 
-    const queried = await querying;
-    if (!queried.ok) {
+    let result: unknown;
+    try {
+      result = await this.send(call);
+    } catch (error) {
       await this.release(key, caller.sub);
-      throw queried.error;
+      throw error;
     }
-    const charged = Math.min(actualCost(tool, queried.result), reservation.reserved);
-    return { result: queried.result, receipt: await this.settle(key, caller.sub, charged) };
+
+    const charged = Math.min(actualCost(tool, result), reservation.reserved);
+    return { result, receipt: await this.settle(key, caller.sub, charged) };
   }
 
   /**
@@ -177,16 +170,6 @@ function remainingShownBy(tool: ToolDefinition, result: unknown): number | undef
   if (tool.message !== MeteringMessages.getUsage) return undefined;
   const { remaining } = result as Partial<Usage>;
   return typeof remaining === 'number' ? remaining : undefined;
-}
-
-type Outcome<T> = { readonly ok: true; readonly result: T } | { readonly ok: false; readonly error: unknown };
-
-/** A promise that never rejects: its failure becomes a value, handled from the moment it exists. */
-function outcomeOf<T>(promise: Promise<T>): Promise<Outcome<T>> {
-  return promise.then(
-    (result) => ({ ok: true, result }),
-    (error: unknown) => ({ ok: false, error }),
-  );
 }
 
 /** The HTTP status a failed call is answered with (both surfaces map ServiceErrors the same way). */
