@@ -25,6 +25,8 @@ const { values } = parseArgs({ options: {
     calls: { type: 'string', default: '2000' },
     seconds: { type: 'string', default: '8' },
     'round-trip-only': { type: 'boolean', default: false },
+    /** run one transport's round trip only (for a CPU profile of it: node --cpu-prof ...) */
+    only: { type: 'string' },
     /** internal: run only the echo server of one transport (the benchmark forks itself for it) */
     serve: { type: 'string' },
     url: { type: 'string' },
@@ -83,6 +85,8 @@ async function serveEcho(kind: string, url: string) {
       : new StreamsServer({ service: 'query', url, claimIdleMs: 3_000, livenessWindowMs: 3_000 });
   server.addHandler(Echo.pattern, async (data: unknown) => data);
   await new Promise<void>((resolve, reject) => server.listen((error?: unknown) => (error ? reject(error) : resolve())));
+  // A clean exit, so `node --cpu-prof` (inherited by this fork) writes the server's profile too.
+  process.once('SIGTERM', () => process.exit(0));
   process.send?.('ready');
 }
 
@@ -165,6 +169,8 @@ async function main() {
   if (values.serve && values.url) return serveEcho(values.serve, values.url);
   const redis = await startPrivateRedis();
   try {
+    if (values.only === 'pubsub') return void (await pubSub(redis.url));
+    if (values.only === 'streams') return void (await streams(redis.url));
     const old = await pubSub(redis.url);
     const next = await streams(redis.url);
     out(`Streams / PUB/SUB round trip: p50 ${(next.p50 / old.p50).toFixed(2)}x   p99 ${(next.p99 / old.p99).toFixed(2)}x   (goal <= 0.7x)`);
