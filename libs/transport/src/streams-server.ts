@@ -177,6 +177,9 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
         continue;
       }
       for (const [stream, entries] of reply ?? []) this.accept(stream, entries);
+      // Handlers that finish at once (no I/O) write their replies first; the next read is armed after them, so
+      // its socket write and Redis's wake-up for it are not on the path of the replies just produced.
+      if (reply) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
