@@ -4,10 +4,10 @@
  *     the old NestJS PUB/SUB client (a copy of it lives only here, for this comparison), through Streams, and
  *     through bare ioredis on both (the floors: Redis and the wake-ups without any transport code). The four take
  *     turns in blocks of calls, so a busy, shared machine slows them alike;
- *  2. throughput of query-api (`search_ads`, limit 20, 16 calls in flight) over the transport with 1, 2, then 1
- *     replica again (100,000 seeded ads), each replica with QUERY_WORKERS=0 as the production overlay runs it
- *     (one replica = one thread = one CPU), and the CPU each process spent per call.
- * Run: npx nx run transport:bench [-- --calls=2000 --seconds=8 --round-trip-only --query-workers=1 --only=streams]
+ *  2. throughput of query-api (`search_ads`, limit 20, 16 calls in flight) over the transport with 1 and 2
+ *     replicas in turn, three rounds (100,000 seeded ads), each replica with QUERY_WORKERS=0 as the production
+ *     overlay runs it (one replica = one thread = one CPU), and the CPU each process spent per call.
+ * Run: npx nx run transport:bench [-- --calls=2000 --seconds=5 --round-trip-only --query-workers=1 --only=streams]
  */
 import 'reflect-metadata';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -26,7 +26,7 @@ import { ServiceClient, StreamsServer } from '../src';
 
 const { values } = parseArgs({ options: {
     calls: { type: 'string', default: '2000' },
-    seconds: { type: 'string', default: '8' },
+    seconds: { type: 'string', default: '5' },
     'round-trip-only': { type: 'boolean', default: false },
     /** run one transport's round trip only: pubsub | streams | raw-pubsub | raw-streams (for node --cpu-prof ...) */
     only: { type: 'string' },
@@ -38,6 +38,8 @@ const { values } = parseArgs({ options: {
   } });
 const CALLS = Number(values.calls);
 const SECONDS = Number(values.seconds);
+/** A replica just started runs its first seconds unoptimised (JIT): not measured. */
+const WARM_UP_SECONDS = 2;
 const out = (s: string) => process.stdout.write(`${s}\n`);
 const Echo = defineMessage('bench.echo', z.object({ n: z.int() }), z.object({ n: z.int() }));
 
@@ -303,12 +305,12 @@ function machineSeconds(): { busy: number; total: number } {
  * 16 calls in flight for SECONDS; prints the rate and where the CPU went per call: each replica, Redis, this
  * load generator, and how busy the machine's cores were (other users of the machine included).
  */
-async function throughput(client: ServiceClient, label: string, replicas: AppProcess[], redisPid: number): Promise<Phase> {
+async function throughput(client: ServiceClient, label: string, replicas: AppProcess[], redisPid: number, phaseSeconds = SECONDS): Promise<Phase> {
   const countries = ['US', 'GB', 'DE', 'FR', 'JP', 'BR', 'IN', 'CA'];
   const pids = replicas.map((replica) => replica.pid as number);
   const before = { replicas: pids.map(cpuSeconds), redis: cpuSeconds(redisPid), self: process.cpuUsage(), machine: machineSeconds() };
   const started = performance.now();
-  const until = started + SECONDS * 1_000;
+  const until = started + phaseSeconds * 1_000;
   let done = 0;
   const worker = async (w: number) => {
     for (let i = w; performance.now() < until; i += 16) {
@@ -333,8 +335,9 @@ async function throughput(client: ServiceClient, label: string, replicas: AppPro
 }
 
 /**
- * Throughput of query-api with 1, then 2, then 1 replica again (the second stopped): the 1-replica rate is the
- * mean of before and after, so a machine that got busier or quieter meanwhile does not tilt the ratio.
+ * Throughput of query-api with 1 and 2 replicas, alternating 1, 2, 1, 2, 1, 2 (the second replica started and
+ * stopped in turn): on a shared machine the load of other processes drifts within seconds, and alternating
+ * exposes both counts to it alike. The ratio is the sum of the 2-replica rates over the sum of the 1-replica ones.
  */
 async function queryReplicas(url: string, workers: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'transport-bench-'));
@@ -351,13 +354,15 @@ async function queryReplicas(url: string, workers: string) {
     cpSync(join(dataDir, 'a'), join(dataDir, 'b'), { recursive: true });
     replicas.push(await startApp({ name: 'query-api', env, readyPath: '/readyz', timeoutMs: 120_000 }));
     await throughput(client, '(warm-up)', replicas, redisPid);
-    const oneBefore = await throughput(client, '1 replica', replicas, redisPid);
-    replicas.push(await startApp({ name: 'query-api', env: { ...env, DATA_DIR: join(dataDir, 'b') }, readyPath: '/readyz', timeoutMs: 120_000 }));
-    await throughput(client, '(warm-up)', replicas, redisPid);
-    const two = await throughput(client, '2 replicas', replicas, redisPid);
-    await (replicas.pop() as AppProcess).stop();
-    const oneAfter = await throughput(client, '1 replica (again)', replicas, redisPid);
-    return { one: (oneBefore.rate + oneAfter.rate) / 2, two: two.rate };
+    const rates = { one: 0, two: 0 };
+    for (let round = 1; round <= 3; round++) {
+      rates.one += (await throughput(client, `1 replica  (round ${round})`, replicas, redisPid)).rate;
+      replicas.push(await startApp({ name: 'query-api', env: { ...env, DATA_DIR: join(dataDir, 'b') }, readyPath: '/readyz', timeoutMs: 120_000 }));
+      await throughput(client, '(warm-up)', replicas, redisPid, WARM_UP_SECONDS);
+      rates.two += (await throughput(client, `2 replicas (round ${round})`, replicas, redisPid)).rate;
+      await (replicas.pop() as AppProcess).stop();
+    }
+    return rates;
   } finally {
     probe.disconnect();
     await client.close();
