@@ -305,7 +305,16 @@ function machineSeconds(): { busy: number; total: number } {
  * 16 calls in flight for SECONDS; prints the rate and where the CPU went per call: each replica, Redis, this
  * load generator, and how busy the machine's cores were (other users of the machine included).
  */
-async function throughput(client: ServiceClient, label: string, replicas: AppProcess[], redisPid: number, phaseSeconds = SECONDS): Promise<Phase> {
+/** How many times Redis has run each command so far (INFO commandstats). */
+async function commandCounts(redis: Redis): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const [, name, calls] of (await redis.info('commandstats')).matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)) counts.set(name as string, Number(calls));
+  return counts;
+}
+
+async function throughput(client: ServiceClient, label: string, replicas: AppProcess[], redis: { pid: number; probe: Redis }, phaseSeconds = SECONDS): Promise<Phase> {
+  const redisPid = redis.pid;
+  const commandsBefore = await commandCounts(redis.probe);
   const countries = ['US', 'GB', 'DE', 'FR', 'JP', 'BR', 'IN', 'CA'];
   const pids = replicas.map((replica) => replica.pid as number);
   const before = { replicas: pids.map(cpuSeconds), redis: cpuSeconds(redisPid), self: process.cpuUsage(), machine: machineSeconds() };
@@ -326,10 +335,13 @@ async function throughput(client: ServiceClient, label: string, replicas: AppPro
   const self = process.cpuUsage(before.self);
   const machine = machineSeconds();
   const cores = (machine.busy - before.machine.busy) / seconds;
+  const commandsAfter = await commandCounts(redis.probe);
+  const reads = ((commandsAfter.get('xreadgroup') ?? 0) - (commandsBefore.get('xreadgroup') ?? 0)) / done;
   out(
     `query-api ${label.padEnd(22)} ${rate.toFixed(0).padStart(5)} search_ads/s   CPU ms per call: query-api ${replicaCpu.map(perCall).join(' + ')}, ` +
       `redis ${perCall(cpuSeconds(redisPid) - before.redis)}, load generator ${perCall((self.user + self.system) / 1e6)}; ` +
-      `machine busy ${cores.toFixed(2)} of ${((machine.total - before.machine.total) / seconds).toFixed(1)} cores`,
+      `machine busy ${cores.toFixed(2)} of ${((machine.total - before.machine.total) / seconds).toFixed(1)} cores; ` +
+      `XREADGROUP per call ${reads.toFixed(2)}`,
   );
   return { rate };
 }
@@ -345,7 +357,7 @@ async function queryReplicas(url: string, workers: string) {
   const client = new ServiceClient({ service: 'query', url, timeoutMs: 30_000 });
   const probe = new Redis(url);
   try {
-    const redisPid = Number(/process_id:(\d+)/.exec(await probe.info('server'))?.[1]);
+    const broker = { pid: Number(/process_id:(\d+)/.exec(await probe.info('server'))?.[1]), probe };
     const env = { REDIS_URL: url, DATA_DIR: join(dataDir, 'a'), LOG_LEVEL: 'warn', QUERY_WORKERS: workers };
     execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', '100000'], {
       env: { ...process.env, ...env },
@@ -353,13 +365,13 @@ async function queryReplicas(url: string, workers: string) {
     });
     cpSync(join(dataDir, 'a'), join(dataDir, 'b'), { recursive: true });
     replicas.push(await startApp({ name: 'query-api', env, readyPath: '/readyz', timeoutMs: 120_000 }));
-    await throughput(client, '(warm-up)', replicas, redisPid);
+    await throughput(client, '(warm-up)', replicas, broker);
     const rates = { one: 0, two: 0 };
     for (let round = 1; round <= 3; round++) {
-      rates.one += (await throughput(client, `1 replica  (round ${round})`, replicas, redisPid)).rate;
+      rates.one += (await throughput(client, `1 replica  (round ${round})`, replicas, broker)).rate;
       replicas.push(await startApp({ name: 'query-api', env: { ...env, DATA_DIR: join(dataDir, 'b') }, readyPath: '/readyz', timeoutMs: 120_000 }));
-      await throughput(client, '(warm-up)', replicas, redisPid, WARM_UP_SECONDS);
-      rates.two += (await throughput(client, `2 replicas (round ${round})`, replicas, redisPid)).rate;
+      await throughput(client, '(warm-up)', replicas, broker, WARM_UP_SECONDS);
+      rates.two += (await throughput(client, `2 replicas (round ${round})`, replicas, broker)).rate;
       await (replicas.pop() as AppProcess).stop();
     }
     return rates;
