@@ -29,6 +29,7 @@ export class ClientBroker {
   readonly commands: Redis;
   private readonly reader: Redis;
   private readonly waiting = new Map<string, (reply: WireReply) => void>();
+  private correlations = 0;
   private readonly logger = new Logger('Transport:client');
   private users = 0;
   private closed = false;
@@ -42,7 +43,13 @@ export class ClientBroker {
     this.loop = this.readReplies();
   }
 
-  /** Waits for the reply with this correlation id; the returned function stops waiting. */
+  /** Unique within this process's inbox, which is all a correlation id has to be (the inbox is per process). */
+  nextCorrelationId(): string {
+    this.correlations += 1;
+    return this.correlations.toString(36);
+  }
+
+  /** Waits for the reply with this correlation id (delivered once); the returned function stops waiting. */
   expect(id: string, onReply: (reply: WireReply) => void): () => void {
     this.waiting.set(id, onReply);
     return () => this.waiting.delete(id);
@@ -76,7 +83,11 @@ export class ClientBroker {
         for (const [id, fields] of entries) {
           lastId = id;
           const decoded = fields ? decodeReply(fields) : undefined;
-          if (decoded) this.waiting.get(decoded.id)?.(decoded);
+          const onReply = decoded && this.waiting.get(decoded.id);
+          if (onReply) {
+            this.waiting.delete((decoded as WireReply).id);
+            onReply(decoded as WireReply);
+          }
         }
       }
     }

@@ -27,8 +27,16 @@ export class ServiceLiveness {
    * service that comes back is used at once and a dead one is noticed within 2 x refreshMs.
    */
   async isLive(): Promise<boolean> {
+    return this.knownLive() || this.refresh();
+  }
+
+  /**
+   * The synchronous part of `isLive()`: true when a recent check said "alive" (then no await is needed on a
+   * call's path); false when the caller must `await isLive()`.
+   */
+  knownLive(): boolean {
     const age = Date.now() - this.checkedAt;
-    if (!this.live || age > 2 * this.refreshMs) return this.refresh();
+    if (!this.live || age > 2 * this.refreshMs) return false;
     if (age > this.refreshMs) void this.refresh().catch(() => undefined);
     return true;
   }

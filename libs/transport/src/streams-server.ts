@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { lastValueFrom } from 'rxjs';
+import { isObservable, lastValueFrom } from 'rxjs';
 import { ServiceErrorPayload, type ServiceName } from '@adintel/contracts';
 import { requestIdFrom, runWithRequestId } from '@adintel/observability';
 import { closeRedis, createRedis, type Redis } from '@adintel/redis';
@@ -177,6 +177,9 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
         continue;
       }
       for (const [stream, entries] of reply ?? []) this.accept(stream, entries);
+      // Handlers that finish at once (no I/O) write their replies first; the next read is armed after them, so
+      // its socket write and Redis's wake-up for it are not on the path of the replies just produced.
+      if (reply) await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -220,7 +223,9 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
       this.log.warn({ msg: 'skipped an entry that is not a transport message', stream, entry_id: entryId });
       return this.ack(stream, entryId);
     }
-    const handler = this.getHandlerByPattern(message.pattern);
+    // Our patterns are plain strings, the keys of messageHandlers as registered. Nest's getHandlerByPattern
+    // would first try JSON.parse on each one (a thrown exception per message, which showed in CPU profiles).
+    const handler = this.messageHandlers.get(message.pattern);
     if (message.reply && Date.now() > message.reply.deadline) {
       // The caller has given up: running it now could only charge or query for nobody.
       this.report(message, 'expired', started);
@@ -247,8 +252,9 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
 
   private async run(handler: MessageHandler, message: WireMessage, context: StreamContext): Promise<HandlerOutcome> {
     try {
-      const result = await lastValueFrom(this.transformToObservable(await handler(message.data, context)), { defaultValue: undefined });
-      return { ok: result };
+      const result: unknown = await handler(message.data, context);
+      // Nest's handlers (interceptors, pipes, filters) answer with an Observable; a plain handler with a value.
+      return { ok: isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result };
     } catch (error) {
       // RpcErrorFilter turns every error into a ServiceErrorPayload; anything else is a bug in the filter chain.
       const payload = ServiceErrorPayload.safeParse(error);

@@ -2,7 +2,8 @@ import { ServiceError } from '@adintel/contracts';
 import { runWithRequestId } from '@adintel/observability';
 import { Redis } from '@adintel/redis';
 import { startPrivateRedis, waitUntil, type PrivateRedis } from '@adintel/testing';
-import { ServiceClient, StreamKeys } from '../src';
+import { firstValueFrom } from 'rxjs';
+import { childTraceparent, runWithTraceparent, ServiceClient, StreamKeys, StreamsClientProxy } from '../src';
 import { Echo, Fail, Lying, Slow, startReplica, Unserved, type Replica } from './handlers';
 
 jest.setTimeout(30_000);
@@ -36,6 +37,25 @@ describe('the Streams transport over a real Redis', () => {
     const reply = await runWithRequestId('req-123', () => client.send(Echo, { text: 'hi' }));
     expect(reply.request_id).toBe('req-123');
     expect(reply.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  });
+
+  it('continues the caller’s trace: same trace id, a new span id', async () => {
+    const parent = childTraceparent();
+    const reply = await runWithTraceparent(parent, () => client.send(Echo, { text: 'hi' }));
+    const [, traceId, spanId] = parent.split('-');
+    expect(reply.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    expect(reply.traceparent).not.toContain(spanId);
+  });
+
+  it('serves a Nest user of ClientProxy.send() through the same path, metadata included', async () => {
+    const proxy = new StreamsClientProxy({ service: 'query', url: redis.url, timeoutMs: 5_000 });
+    try {
+      const reply = await runWithRequestId('req-nest', () => firstValueFrom(proxy.send(Echo.pattern, { text: 'nest' })));
+      expect(reply).toMatchObject({ text: 'nest', request_id: 'req-nest', replica: 'r1' });
+      await expect(firstValueFrom(proxy.send(Fail.pattern, { how: 'not_found' }))).rejects.toMatchObject({ code: 'not_found' });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('validates at the receiving boundary and names the bad field', async () => {
