@@ -1,11 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MeteringMessages } from '@adintel/contracts';
 import { ServiceError } from '@adintel/contracts';
 import { TestIssuer } from './support/test-issuer';
 import { fakeMetering, fakeQuery, TRIAL_TOKENS } from './support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from './support/gateway-harness';
+import { callToolOverMcp } from './support/mcp-client';
 
 /**
  * Receipts against the ledger when metering's answer to a settle is lost: the fake commits the charge
@@ -43,17 +41,8 @@ describe('receipts tell what the ledger charged when settle answers are lost', (
     return res;
   }
 
-  async function mcpCall(sub: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${await issuer.token({ sub })}` } },
-    });
-    const client = new Client({ name: 'receipts-test', version: '1.0.0' });
-    await client.connect(transport);
-    try {
-      return (await client.callTool({ name: 'search_ads', arguments: args })) as CallToolResult;
-    } finally {
-      await client.close();
-    }
+  async function mcpCall(sub: string, args: Record<string, unknown>) {
+    return callToolOverMcp(gateway.url, await issuer.token({ sub }), 'search_ads', args);
   }
 
   it('REST: a settle whose first answer is lost is asked again and the receipt shows the committed charge', async () => {

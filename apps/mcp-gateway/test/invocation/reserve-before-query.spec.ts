@@ -1,10 +1,8 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MeteringMessages, QueryMessages, ServiceError } from '@adintel/contracts';
 import { TestIssuer } from '../support/test-issuer';
 import { fakeMetering, fakeQuery, TRIAL_TOKENS } from '../support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../support/gateway-harness';
+import { callToolOverMcp } from '../support/mcp-client';
 
 /**
  * A paid call reserves its worst case before the query runs (product-decisions.md; tool-invoker.service.ts).
@@ -40,17 +38,8 @@ describe('a paid call holds its worst case before its query is sent', () => {
     return { res, sub, body: text ? JSON.parse(text) : undefined };
   }
 
-  async function mcpSearch(sub: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${await issuer.token({ sub })}` } },
-    });
-    const client = new Client({ name: 'reserve-before-query-test', version: '1.0.0' });
-    await client.connect(transport);
-    try {
-      return (await client.callTool({ name: 'search_ads', arguments: args })) as CallToolResult;
-    } finally {
-      await client.close();
-    }
+  async function mcpSearch(sub: string, args: Record<string, unknown>) {
+    return callToolOverMcp(gateway.url, await issuer.token({ sub }), 'search_ads', args);
   }
 
   it('sends the query only once the reserve has answered, and charges what the result costs', async () => {
