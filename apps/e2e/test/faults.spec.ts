@@ -48,6 +48,9 @@ describe('faults under load', () => {
       redisAppendOnly: true,
       // Holds of calls that failed mid-way come back quickly, so "nothing reserved" is observable at the end.
       env: { RESERVATION_TTL_SECONDS: '5', SWEEP_INTERVAL_SECONDS: '1' },
+      // The load must not run out of tokens: a 402 at the end would hide whether the last fault was recovered
+      // from (the 500-token trial lasts ~500 calls, fewer than one agent makes here on a quiet machine).
+      trialAllowance: 1_000_000,
     });
     agents = await Promise.all(Array.from({ length: AGENTS }, async () => (await newAgentToken(stack.baseUrl)).token));
   });
