@@ -9,6 +9,8 @@ export const StreamKeys = {
   requests: (service: ServiceName) => `transport:${service}:requests`,
   /** Every event; each subscribing service reads it through its own consumer group. */
   events: 'transport:events',
+  /** Events a service's handler failed on every delivery, with that group's name, for an operator to look at. */
+  deadEvents: 'transport:events:dead',
   /** Exists while some replica of the service proved within the liveness window that it makes progress. */
   alive: (service: ServiceName) => `transport:${service}:alive`,
   /** Replies to one client process, read by that process alone. */
@@ -22,6 +24,7 @@ export const StreamKeys = {
 export const STREAM_LIMITS = {
   requestsMaxLen: 10_000,
   eventsMaxLen: 100_000,
+  deadEventsMaxLen: 10_000,
   repliesMaxLen: 1_000,
   /** A reply stream outlives its last reply by this long, so a dead client's inbox disappears by itself. */
   repliesTtlMs: 60_000,

@@ -31,6 +31,11 @@ export interface StreamsServerOptions {
   readonly concurrency?: number;
   /** How long one XREADGROUP waits; bounds how stale the consumer's idle time gets while nothing arrives. */
   readonly blockMs?: number;
+  /**
+   * An event whose handler failed unexpectedly this many times is moved to `transport:events:dead` and acked,
+   * so one poison event is not retried for ever (default 5).
+   */
+  readonly maxEventDeliveries?: number;
 }
 
 interface InFlight {
@@ -40,6 +45,7 @@ interface InFlight {
 
 const DEFAULT_CONCURRENCY = 32;
 const DEFAULT_BLOCK_MS = 1_000;
+const DEFAULT_MAX_EVENT_DELIVERIES = 5;
 /** A consumer this long silent with nothing pending is a replica that is gone: its name is removed. */
 const FORGET_CONSUMER_AFTER_MS = 10 * 60_000;
 
@@ -341,9 +347,34 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
         StreamEntry[],
       ];
       if (entries.length > 0) this.log.log({ msg: 'claimed abandoned messages', stream, count: entries.length });
-      this.accept(stream, entries);
+      this.accept(stream, stream === StreamKeys.events && entries.length > 0 ? await this.parkSpentEvents(commands, entries) : entries);
       cursor = next;
     } while (cursor !== '0-0');
+  }
+
+  /**
+   * Claimed events already delivered `maxEventDeliveries` times (XAUTOCLAIM counts each claim) go to the
+   * dead-letter stream with their fields, this group and the count, and are acked there and then: they stay
+   * readable for an operator instead of failing every claim pass. Returns the events still to run.
+   */
+  private async parkSpentEvents(commands: Redis, entries: StreamEntry[]): Promise<StreamEntry[]> {
+    const max = this.options.maxEventDeliveries ?? DEFAULT_MAX_EVENT_DELIVERIES;
+    const replies = await entries.reduce((pipeline, [id]) => pipeline.xpending(StreamKeys.events, this.group, id, id, 1), commands.pipeline()).exec();
+    // XPENDING start end count -> [[id, consumer, idle ms, deliveries]]
+    const deliveries = entries.map((_, i) => Number((replies?.[i]?.[1] as [string, string, number, number][] | undefined)?.[0]?.[3] ?? 0));
+    const spent = entries.filter((_, i) => (deliveries[i] ?? 0) > max);
+    if (spent.length === 0) return entries;
+    const park = commands.pipeline();
+    for (const entry of spent) {
+      const [id, fields] = entry;
+      const count = String(deliveries[entries.indexOf(entry)]);
+      park.xadd(StreamKeys.deadEvents, 'MAXLEN', '~', STREAM_LIMITS.deadEventsMaxLen, '*', ...(fields ?? []), 'group', this.group, 'entry', id, 'deliveries', count);
+      park.xack(StreamKeys.events, this.group, id);
+      const pattern = fields ? decodeMessage(fields)?.pattern : undefined;
+      this.log.error({ msg: 'event parked after failing every delivery', pattern, entry_id: id, deliveries: count, dead_letter: StreamKeys.deadEvents });
+    }
+    await park.exec();
+    return entries.filter((entry) => !spent.includes(entry));
   }
 
   /** Removes consumers of replicas long gone (nothing pending), so the group lists only real replicas. */

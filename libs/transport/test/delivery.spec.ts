@@ -3,7 +3,7 @@ import { Redis } from '@adintel/redis';
 import { startPrivateRedis, waitUntil, type PrivateRedis } from '@adintel/testing';
 import { TRANSPORT_HANDLED_CHANNEL, TRANSPORT_SENT_CHANNEL } from '@adintel/observability';
 import { ServiceClient, StreamKeys, type TransportHandledEvent, type TransportSentEvent } from '../src';
-import { Echo, Noted, Slow, startReplica, type Replica } from './handlers';
+import { Echo, Noted, Poison, Slow, startReplica, type Replica } from './handlers';
 
 jest.setTimeout(60_000);
 
@@ -20,7 +20,7 @@ describe('delivery across replicas', () => {
   const onHandled = (event: unknown) => handledEvents.push(event as TransportHandledEvent);
   const onSent = (event: unknown) => sentEvents.push(event as TransportSentEvent);
 
-  const start = async (name: string, options: { concurrency?: number } = {}) => {
+  const start = async (name: string, options: { concurrency?: number; maxEventDeliveries?: number } = {}) => {
     const replica = await startReplica(name, { url: redis.url, claimIdleMs: 500, livenessWindowMs: 1_500, ...options });
     replicas.push(replica);
     return replica;
@@ -104,6 +104,19 @@ describe('delivery across replicas', () => {
     await waitUntil(async () => (await client.eventBacklog()) === 0);
     const processed = [...(c.handled.get(Noted.pattern) ?? []), ...(d.handled.get(Noted.pattern) ?? [])];
     expect(processed.sort()).toEqual([...ids].sort());
+  });
+
+  it('parks an event whose handler fails on every delivery, after the last one, and goes on with the others', async () => {
+    const replica = await start('e', { maxEventDeliveries: 3 });
+    await client.emit(Poison, { id: 'poison-1' });
+    await client.emit(Noted, { id: 'fine-1' });
+    await waitUntil(async () => (await probe.xlen(StreamKeys.deadEvents)) === 1, 15_000);
+    expect(replica.handled.get(Poison.pattern)).toEqual(['poison-1', 'poison-1', 'poison-1']);
+    expect(replica.handled.get(Noted.pattern)).toEqual(['fine-1']);
+    const [[, fields]] = (await probe.xrange(StreamKeys.deadEvents, '-', '+')) as [string, string[]][] as [[string, string[]]];
+    const parked = Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]));
+    expect(parked).toMatchObject({ p: Poison.pattern, d: JSON.stringify({ id: 'poison-1' }), group: 'query', deliveries: '4' });
+    await waitUntil(async () => (await client.eventBacklog()) === 0);
   });
 
   it('fails fast while every replica is hung, and recovers by itself', async () => {

@@ -11,6 +11,8 @@ export const Fail = defineMessage('test.fail', z.object({ how: z.enum(['not_foun
 export const Slow = defineMessage('test.slow', z.object({ ms: z.int(), tag: z.string().optional() }), z.object({ replica: z.string() }));
 export const Lying = defineMessage('test.lying', z.object({}), z.object({ count: z.int() }));
 export const Noted = defineMessage('test.noted', z.object({ id: z.string() }), z.object({}));
+/** An event whose handler always fails unexpectedly (a bug, or a store that never comes back). */
+export const Poison = defineMessage('test.poison', z.object({ id: z.string() }), z.object({}));
 export const Unserved = defineMessage('test.unserved', z.object({}), z.object({}));
 
 export interface Replica {
@@ -59,6 +61,12 @@ export async function startReplica(
     @HandleEvent(Noted)
     noted(@Payload() data: { id: string }) {
       note(Noted.pattern, data.id);
+    }
+
+    @HandleEvent(Poison)
+    poison(@Payload() data: { id: string }) {
+      note(Poison.pattern, data.id);
+      throw new TypeError('this handler always fails');
     }
   }
 
