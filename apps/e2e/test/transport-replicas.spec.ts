@@ -43,9 +43,18 @@ describe('replicas share the work over the Redis Streams transport', () => {
     const outcomes = await runCalls(1_000, 16);
     expect(outcomes.filter((o) => o.status !== 200)).toEqual([]);
 
-    const queryHandled = stack.replicas.query.map((p) => handledSince(p, marks, QueryMessages.searchAds.pattern));
-    const reserves = stack.replicas.metering.map((p) => handledSince(p, marks, MeteringMessages.reserve.pattern));
-    const settles = stack.replicas.metering.map((p) => handledSince(p, marks, MeteringMessages.settle.pattern));
+    const handled = (replicas: AppProcess[], pattern: string) => replicas.map((p) => handledSince(p, marks, pattern));
+    // A replica logs "message handled" after its reply is on its way: the last calls' lines can reach this
+    // process after their answers did. Wait for them (an extra line would still fail the exact counts below).
+    const expected: [AppProcess[], string][] = [
+      [stack.replicas.query, QueryMessages.searchAds.pattern],
+      [stack.replicas.metering, MeteringMessages.reserve.pattern],
+      [stack.replicas.metering, MeteringMessages.settle.pattern],
+    ];
+    await waitUntil(() => expected.every(([replicas, pattern]) => sum(handled(replicas, pattern)) >= 1_000), 5_000).catch(() => undefined);
+    const queryHandled = handled(stack.replicas.query, QueryMessages.searchAds.pattern);
+    const reserves = handled(stack.replicas.metering, MeteringMessages.reserve.pattern);
+    const settles = handled(stack.replicas.metering, MeteringMessages.settle.pattern);
     expect(sum(queryHandled)).toBe(1_000);
     expect(sum(reserves)).toBe(1_000);
     expect(sum(settles)).toBe(1_000);
@@ -141,7 +150,10 @@ describe('replicas share the work over the Redis Streams transport', () => {
       await new Promise((resolve) => setTimeout(resolve, 30_000));
       const back = await stack.startMetering();
       await waitUntil(async () => (await metering.eventBacklog()) === 0, 30_000);
-      const processed = handledLines(back, MeteringMessages.agentRegistered.pattern).map((line) => line['outcome']);
+      // The "message handled" line follows the ack: wait for the lines too (an extra one still fails below).
+      const lines = () => handledLines(back, MeteringMessages.agentRegistered.pattern);
+      await waitUntil(() => lines().length >= registered.length, 5_000).catch(() => undefined);
+      const processed = lines().map((line) => line['outcome']);
       expect(processed).toEqual(registered.map(() => 'ok'));
     } finally {
       await metering.close();
