@@ -205,8 +205,7 @@ describe('faults under load', () => {
       });
       const text = await res.text();
       call.status = res.status;
-      call.frontDoor = res.status === 503 && text.includes('is not answering');
-      call.turnedAway = res.status === 503 && text.includes('is shutting down');
+      noteWhoRefused(call, text);
       const charged = res.headers.get('x-tokens-charged');
       call.charged = charged === 'pending' ? 'pending' : Number(charged ?? 0);
       call.pending = Number(res.headers.get('x-tokens-pending') ?? 0);
@@ -233,8 +232,7 @@ describe('faults under load', () => {
       });
       const text = await res.text();
       call.status = res.status;
-      call.frontDoor = res.status === 503 && text.includes('is not answering');
-      call.turnedAway = res.status === 503 && text.includes('is shutting down');
+      noteWhoRefused(call, text);
       if (res.status === 200) {
         const body = JSON.parse(text) as { result?: { isError?: boolean; _meta?: { tokens_charged?: number | 'pending'; tokens_pending?: number; problem?: { status?: number } } } };
         const meta = body.result?._meta;
@@ -248,6 +246,12 @@ describe('faults under load', () => {
     }
     call.endedAt = Date.now();
     return call;
+  }
+
+  /** A 503 says who answered it: the front door (the gateway was not answering) or the draining gateway. */
+  function noteWhoRefused(call: Call, body: string): void {
+    call.frontDoor = call.status === 503 && body.includes('is not answering');
+    call.turnedAway = call.status === 503 && body.includes('is shutting down');
   }
 
   function newCall(agent: number, surface: Call['surface'], phase: string): Call {

@@ -361,20 +361,21 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
     const max = this.options.maxEventDeliveries ?? DEFAULT_MAX_EVENT_DELIVERIES;
     const replies = await entries.reduce((pipeline, [id]) => pipeline.xpending(StreamKeys.events, this.group, id, id, 1), commands.pipeline()).exec();
     // XPENDING start end count -> [[id, consumer, idle ms, deliveries]]
-    const deliveries = entries.map((_, i) => Number((replies?.[i]?.[1] as [string, string, number, number][] | undefined)?.[0]?.[3] ?? 0));
-    const spent = entries.filter((_, i) => (deliveries[i] ?? 0) > max);
+    const counted = entries.map((entry, i) => ({
+      entry,
+      deliveries: Number((replies?.[i]?.[1] as [string, string, number, number][] | undefined)?.[0]?.[3] ?? 0),
+    }));
+    const spent = counted.filter(({ deliveries }) => deliveries > max);
     if (spent.length === 0) return entries;
     const park = commands.pipeline();
-    for (const entry of spent) {
-      const [id, fields] = entry;
-      const count = String(deliveries[entries.indexOf(entry)]);
-      park.xadd(StreamKeys.deadEvents, 'MAXLEN', '~', STREAM_LIMITS.deadEventsMaxLen, '*', ...(fields ?? []), 'group', this.group, 'entry', id, 'deliveries', count);
+    for (const { entry: [id, fields], deliveries } of spent) {
+      park.xadd(StreamKeys.deadEvents, 'MAXLEN', '~', STREAM_LIMITS.deadEventsMaxLen, '*', ...(fields ?? []), 'group', this.group, 'entry', id, 'deliveries', String(deliveries));
       park.xack(StreamKeys.events, this.group, id);
       const pattern = fields ? decodeMessage(fields)?.pattern : undefined;
-      this.log.error({ msg: 'event parked after failing every delivery', pattern, entry_id: id, deliveries: count, dead_letter: StreamKeys.deadEvents });
+      this.log.error({ msg: 'event parked after failing every delivery', pattern, entry_id: id, deliveries, dead_letter: StreamKeys.deadEvents });
     }
     await park.exec();
-    return entries.filter((entry) => !spent.includes(entry));
+    return counted.filter(({ deliveries }) => deliveries <= max).map(({ entry }) => entry);
   }
 
   /** Removes consumers of replicas long gone (nothing pending), so the group lists only real replicas. */

@@ -66,9 +66,12 @@ export class WorkerPool {
    * call joins that batch (a search's page and total wake one worker, not two), while a burst still spreads out.
    */
   private pick(): Slot {
-    const leastBusy = (slots: Slot[]) => slots.reduce<Slot | undefined>((best, s) => (!best || s.pending.size < best.pending.size ? s : best), undefined);
-    const least = leastBusy(this.slots) as Slot;
-    const open = leastBusy(this.slots.filter((s) => s.batch.length > 0));
+    let least = this.slots[0] as Slot;
+    let open: Slot | undefined;
+    for (const slot of this.slots) {
+      if (slot.pending.size < least.pending.size) least = slot;
+      if (slot.batch.length > 0 && (!open || slot.pending.size < open.pending.size)) open = slot;
+    }
     return open && open.pending.size <= least.pending.size + 1 ? open : least;
   }
 
