@@ -1,4 +1,5 @@
 export * from './request-context';
+export * from './random-ids';
 export * from './logger';
 export * from './http-request-logging';
 export * from './health';

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBase64url } from '@adintel/observability';
 
 /**
  * The key metering holds a reservation under, and the `request_id` of its ledger entry. It starts
@@ -7,5 +7,5 @@ import { randomBytes } from 'node:crypto';
  * or else random: reusing X-Request-Id never makes two calls share one charge.
  */
 export function reservationKey(requestId: string, idempotencyDigest?: string): string {
-  return `${requestId.slice(0, 96)}.${idempotencyDigest ?? randomBytes(16).toString('base64url')}`;
+  return `${requestId.slice(0, 96)}.${idempotencyDigest ?? randomBase64url(16)}`;
 }
