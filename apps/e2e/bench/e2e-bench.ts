@@ -77,8 +77,9 @@ async function main() {
   });
   const bare = await startBareRoute();
   try {
-    const inProcessMs = await inProcessSearchMs(join(queryDataDir, 'ads.sqlite'));
-    out(`# in-process store time of the same search (page + total): p50 ${inProcessMs.toFixed(3)} ms`);
+    const storeFile = join(queryDataDir, 'ads.sqlite');
+    const inProcessBeforeMs = await inProcessSearchMs(storeFile);
+    out(`# in-process store time of the same search (page + total): p50 ${inProcessBeforeMs.toFixed(3)} ms (measured again after the cases)`);
     const redisRoundTripMs = await redisPingMs(stack.redisUrl);
     out(`# one Redis round trip (PING from this process): p50 ${redisRoundTripMs.toFixed(3)} ms`);
     const { token } = await newAgentToken(stack.baseUrl);
@@ -126,6 +127,12 @@ async function main() {
       redis.disconnect();
     }
     const resident = Object.fromEntries(APPS.map((app) => [app, appResident(stack.apps[app].pid)]));
+    // One p50 of 300 runs moved from 0.14 to 0.38 ms between two runs of this bench on the same store (a busy
+    // moment of the shared machine). The lower of two measurements is the store's own time, and the ratio
+    // against it is the stricter one.
+    const inProcessAfterMs = await inProcessSearchMs(storeFile);
+    const inProcessMs = Math.min(inProcessBeforeMs, inProcessAfterMs);
+    out(`# in-process store time again: p50 ${inProcessAfterMs.toFixed(3)} ms; the report uses the lower, ${inProcessMs.toFixed(3)} ms`);
     if (values['heap-snapshots']) await writeHeapSnapshots(stack, resolve(values['heap-snapshots']));
     out('');
     out(renderReport({ date: new Date(), ads, queryWorkers, redisRoundTripMs, duration, bodyBytes: body.length, inProcessMs, results, resident }));
