@@ -4,10 +4,10 @@
  *     the old NestJS PUB/SUB client (a copy of it lives only here, for this comparison), through Streams, and
  *     through bare ioredis on both (the floors: Redis and the wake-ups without any transport code). The four take
  *     turns in blocks of calls, so a busy, shared machine slows them alike;
- *  2. throughput of query-api (`search_ads`, limit 20, 16 calls in flight) over the transport with 1 and 2
+ *  2. throughput of query-api (`search_ads`, limit 20, 16 and then 48 calls in flight) over the transport with 1 and 2
  *     replicas in turn, three rounds (100,000 seeded ads), each replica with QUERY_WORKERS=0 as the production
  *     overlay runs it (one replica = one thread = one CPU), and the CPU each process spent per call.
- * Run: npx nx run transport:bench [-- --calls=2000 --seconds=5 --round-trip-only --query-workers=1 --only=streams]
+ * Run: npx nx run transport:bench [-- --calls=2000 --seconds=5 --round-trip-only --query-workers=1 --in-flight=16,48 --only=streams]
  */
 import 'reflect-metadata';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -32,12 +32,15 @@ const { values } = parseArgs({ options: {
     only: { type: 'string' },
     /** query-api replicas' QUERY_WORKERS; 0 as k8s/overlays/production runs them (one replica = one CPU) */
     'query-workers': { type: 'string', default: '0' },
+    /** calls in flight in the throughput phases, one series per value: 16 (the e2e bench's connections), 48 (saturates this machine) */
+    'in-flight': { type: 'string', default: '16,48' },
     /** internal: run only the echo server of one transport (the benchmark forks itself for it) */
     serve: { type: 'string' },
     url: { type: 'string' },
   } });
 const CALLS = Number(values.calls);
 const SECONDS = Number(values.seconds);
+const IN_FLIGHTS = values['in-flight'].split(',').map(Number);
 /** A replica just started runs its first seconds unoptimised (JIT): not measured. */
 const WARM_UP_SECONDS = 2;
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -301,10 +304,6 @@ function machineSeconds(): { busy: number; total: number } {
   return { busy: (total - idle) / 100, total: total / 100 };
 }
 
-/**
- * 16 calls in flight for SECONDS; prints the rate and where the CPU went per call: each replica, Redis, this
- * load generator, and how busy the machine's cores were (other users of the machine included).
- */
 /** How many times Redis has run each command so far (INFO commandstats). */
 async function commandCounts(redis: Redis): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
@@ -312,7 +311,18 @@ async function commandCounts(redis: Redis): Promise<Map<string, number>> {
   return counts;
 }
 
-async function throughput(client: ServiceClient, label: string, replicas: AppProcess[], redis: { pid: number; probe: Redis }, phaseSeconds = SECONDS): Promise<Phase> {
+/**
+ * `inFlight` calls in flight for SECONDS; prints the rate and where the CPU went per call: each replica, Redis, this
+ * load generator, and how busy the machine's cores were (other users of the machine included).
+ */
+async function throughput(
+  client: ServiceClient,
+  label: string,
+  inFlight: number,
+  replicas: AppProcess[],
+  redis: { pid: number; probe: Redis },
+  phaseSeconds = SECONDS,
+): Promise<Phase> {
   const redisPid = redis.pid;
   const commandsBefore = await commandCounts(redis.probe);
   const countries = ['US', 'GB', 'DE', 'FR', 'JP', 'BR', 'IN', 'CA'];
@@ -322,12 +332,12 @@ async function throughput(client: ServiceClient, label: string, replicas: AppPro
   const until = started + phaseSeconds * 1_000;
   let done = 0;
   const worker = async (w: number) => {
-    for (let i = w; performance.now() < until; i += 16) {
+    for (let i = w; performance.now() < until; i += inFlight) {
       await client.send(SearchAdsUnchecked, { country: countries[i % countries.length], limit: 20 } as never);
       done += 1;
     }
   };
-  await Promise.all(Array.from({ length: 16 }, (_, w) => worker(w)));
+  await Promise.all(Array.from({ length: inFlight }, (_, w) => worker(w)));
   const seconds = (performance.now() - started) / 1_000;
   const rate = done / seconds;
   const perCall = (cpu: number) => ((cpu * 1_000) / done).toFixed(2);
@@ -350,6 +360,7 @@ async function throughput(client: ServiceClient, label: string, replicas: AppPro
  * Throughput of query-api with 1 and 2 replicas, alternating 1, 2, 1, 2, 1, 2 (the second replica started and
  * stopped in turn): on a shared machine the load of other processes drifts within seconds, and alternating
  * exposes both counts to it alike. The ratio is the sum of the 2-replica rates over the sum of the 1-replica ones.
+ * One series per in-flight count: 16 leaves two replicas idle part of the time on this machine, 48 keeps it busy.
  */
 async function queryReplicas(url: string, workers: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'transport-bench-'));
@@ -365,16 +376,21 @@ async function queryReplicas(url: string, workers: string) {
     });
     cpSync(join(dataDir, 'a'), join(dataDir, 'b'), { recursive: true });
     replicas.push(await startApp({ name: 'query-api', env, readyPath: '/readyz', timeoutMs: 120_000 }));
-    await throughput(client, '(warm-up)', replicas, broker);
-    const rates = { one: 0, two: 0 };
-    for (let round = 1; round <= 3; round++) {
-      rates.one += (await throughput(client, `1 replica  (round ${round})`, replicas, broker)).rate;
-      replicas.push(await startApp({ name: 'query-api', env: { ...env, DATA_DIR: join(dataDir, 'b') }, readyPath: '/readyz', timeoutMs: 120_000 }));
-      await throughput(client, '(warm-up)', replicas, broker, WARM_UP_SECONDS);
-      rates.two += (await throughput(client, `2 replicas (round ${round})`, replicas, broker)).rate;
-      await (replicas.pop() as AppProcess).stop();
+    await throughput(client, '(warm-up)', IN_FLIGHTS[0] ?? 16, replicas, broker);
+    const series: { inFlight: number; one: number; two: number }[] = [];
+    for (const inFlight of IN_FLIGHTS) {
+      out(`${inFlight} calls in flight:`);
+      const rates = { inFlight, one: 0, two: 0 };
+      for (let round = 1; round <= 3; round++) {
+        rates.one += (await throughput(client, `1 replica  (round ${round})`, inFlight, replicas, broker)).rate;
+        replicas.push(await startApp({ name: 'query-api', env: { ...env, DATA_DIR: join(dataDir, 'b') }, readyPath: '/readyz', timeoutMs: 120_000 }));
+        await throughput(client, '(warm-up)', inFlight, replicas, broker, WARM_UP_SECONDS);
+        rates.two += (await throughput(client, `2 replicas (round ${round})`, inFlight, replicas, broker)).rate;
+        await (replicas.pop() as AppProcess).stop();
+      }
+      series.push(rates);
     }
-    return rates;
+    return series;
   } finally {
     probe.disconnect();
     await client.close();
@@ -406,8 +422,9 @@ async function main() {
     if (values['round-trip-only']) return;
     const workers = values['query-workers'];
     out(`query-api replicas with QUERY_WORKERS=${workers}${workers === '0' ? ' (as the production overlay: one replica = one CPU)' : ''}`);
-    const { one, two } = await queryReplicas(redis.url, workers);
-    out(`query-api 2 replicas / 1 replica: ${(two / one).toFixed(2)}x   (goal >= 1.0x)`);
+    for (const { inFlight, one, two } of await queryReplicas(redis.url, workers)) {
+      out(`query-api 2 replicas / 1 replica, ${inFlight} in flight: ${(two / one).toFixed(2)}x   (goal >= 1.0x)`);
+    }
   } finally {
     await redis.stop();
   }
