@@ -138,7 +138,7 @@ describe('faults under load', () => {
   }
 
   async function freeze(name: 'query-api' | 'metering') {
-    const pid = stack.apps[name].pid as number;
+    const pid = stack.apps[name].pid;
     const probe = new Redis(stack.redisUrl);
     try {
       process.kill(pid, 'SIGSTOP');

@@ -11,7 +11,7 @@ export interface AppProcess {
   readonly url: string;
   readonly port: number;
   /** The OS process id (to pause it with SIGSTOP, for instance). */
-  readonly pid: number | undefined;
+  readonly pid: number;
   /** Lines the process wrote, for assertions on logs and for failure reports. */
   readonly output: string[];
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -55,9 +55,12 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
   for (const stream of [child.stdout, child.stderr]) {
     if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => line && output.push(line));
   }
+  // Node leaves pid unset only when the process could not be spawned at all (its 'error' event follows).
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`${options.name} could not be started (${process.execPath} ${script})`);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const app: AppProcess = { name: options.name, url, port, pid: child.pid, output, stop: (signal) => stop(child, exited, signal) };
+  const app: AppProcess = { name: options.name, url, port, pid, output, stop: (signal) => stop(child, exited, signal) };
   try {
     await waitUntilReady(`${url}${options.readyPath ?? '/healthz'}`, options.timeoutMs ?? 30_000, exited);
   } catch (error) {

@@ -326,7 +326,7 @@ async function throughput(
   const redisPid = redis.pid;
   const commandsBefore = await commandCounts(redis.probe);
   const countries = ['US', 'GB', 'DE', 'FR', 'JP', 'BR', 'IN', 'CA'];
-  const pids = replicas.map((replica) => replica.pid as number);
+  const pids = replicas.map((replica) => replica.pid);
   const before = { replicas: pids.map(cpuSeconds), redis: cpuSeconds(redisPid), self: process.cpuUsage(), machine: machineSeconds() };
   const started = performance.now();
   const until = started + phaseSeconds * 1_000;
