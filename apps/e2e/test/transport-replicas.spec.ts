@@ -99,8 +99,9 @@ describe('replicas share the work over the Redis Streams transport', () => {
     const trips = roundTrips(critical);
     const listing = critical.map((c) => c.args.slice(0, 2).join(' '));
     // 9 round trips, 6 of them the transport's. The rate-limit script; then for each of the 3 messages (reserve,
-    // search, settle) the request's XADD and one MULTI..EXEC carrying the reply, its expiry and the ack; between
-    // them metering's own data commands, one script each (reserve: who pays, the repeat check and the hold; settle).
+    // search, settle) the request's XADD and one write carrying the reply, its expiry and the ack (with the
+    // replica's next read when the handler did no I/O); between them metering's own data commands, one script
+    // each (reserve: who pays, the repeat check and the hold; settle).
     // The PUB/SUB client needed 17 round trips (20 commands) for the same call; metering's reserve took 3 before it
     // picked the paying pool inside its script (11 in all).
     // The full listing with the sources, should the count ever differ (the diff below shows only its edges).
@@ -237,8 +238,8 @@ function handledSince(process: AppProcess, marks: Map<AppProcess, number>, patte
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /**
- * Commands that travel together count once: a MULTI..EXEC transaction, and the transport's reply pipeline
- * (XADD to a reply stream, maybe PEXPIRE, then XACK, back to back from one connection).
+ * Commands that travel together count once: a MULTI..EXEC transaction, and the transport's reply
+ * (XADD to a reply stream, maybe PEXPIRE, then XACK, back to back in one write from one connection).
  */
 function roundTrips(commands: { source: string; args: string[] }[]): number {
   let trips = 0;

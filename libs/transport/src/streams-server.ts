@@ -6,6 +6,7 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import { ServiceErrorPayload, type ServiceName } from '@adintel/contracts';
 import { requestIdFrom, runWithRequestId } from '@adintel/observability';
 import { closeRedis, createRedis, type Redis } from '@adintel/redis';
+import { coalesceWrites } from './coalesce-writes';
 import { ensureGroup, listConsumers, type StreamEntry } from './consumer-groups';
 import { publishHandled, type TransportHandledEvent } from './diagnostics';
 import { StreamContext } from './stream-context';
@@ -80,6 +81,8 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
   private timers: NodeJS.Timeout[] = [];
   private finishedSinceBeat = 0;
   private readonly inboxExpiries = new Map<string, number>();
+  /** Replies finished since the last read returned: they go out with the next read (undefined while it blocks). */
+  private repliesBeforeRead?: PendingReply[];
 
   constructor(private readonly options: StreamsServerOptions) {
     super();
@@ -161,9 +164,14 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
       }
-      let reply: [string, StreamEntry[]][] | null;
+      // The replies finished since the last read go out in the same write as the next read (one packet, one
+      // wake-up of Redis); Redis runs them in order, so each reply and ack lands before the read blocks.
+      const finished = this.takeRepliesBeforeRead();
+      if (finished.length > 0) coalesceWrites(reader);
+      for (const reply of finished) this.sendReply(reader, reply);
+      let read: [string, StreamEntry[]][] | null;
       try {
-        reply = (await reader.xreadgroup(
+        read = (await reader.xreadgroup(
           'GROUP',
           this.group,
           this.consumer,
@@ -182,11 +190,19 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
         await new Promise((resolve) => setTimeout(resolve, 500));
         continue;
       }
-      for (const [stream, entries] of reply ?? []) this.accept(stream, entries);
-      // Handlers that finish at once (no I/O) write their replies first; the next read is armed after them, so
-      // its socket write and Redis's wake-up for it are not on the path of the replies just produced.
-      if (reply) await new Promise((resolve) => setImmediate(resolve));
+      this.repliesBeforeRead = [];
+      const started = (read ?? []).flatMap(([stream, entries]) => this.accept(stream, entries));
+      if (started.length > 0) await handlersDoneOrNextTurn(started);
     }
+    // Stopping: what waited for the next read goes out now, and later replies on the command connection.
+    for (const reply of this.takeRepliesBeforeRead()) this.sendReply(this.commands as Redis, reply);
+  }
+
+  /** The replies waiting for the next read; until a read returns again, each reply goes out on its own. */
+  private takeRepliesBeforeRead(): PendingReply[] {
+    const finished = this.repliesBeforeRead ?? [];
+    this.repliesBeforeRead = undefined;
+    return finished;
   }
 
   /** Someone deleted the stream (FLUSHDB in a test, an operator): make it again instead of going deaf. */
@@ -196,7 +212,9 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
     if (this.streams.includes(StreamKeys.events)) await ensureGroup(commands, StreamKeys.events, this.group, '0').catch(() => undefined);
   }
 
-  private accept(stream: string, entries: StreamEntry[]): void {
+  /** Starts the entries' handlers; returns their completions. */
+  private accept(stream: string, entries: StreamEntry[]): Promise<void>[] {
+    const started: Promise<void>[] = [];
     const handBack: string[] = [];
     for (const [id, fields] of entries) {
       if (this.closing) {
@@ -211,8 +229,10 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
         this.slotFreed = undefined;
       });
       this.inFlight.set(id, { stream, done });
+      started.push(done);
     }
     if (handBack.length > 0) void this.handBack(stream, handBack);
+    return started;
   }
 
   /** Makes entries this replica will not run claimable by the others at once (their idle time jumps past the limit). */
@@ -243,7 +263,7 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
       runWithTraceparent(message.metadata.traceparent, async () => {
         const outcome = handler ? await this.run(handler, message, context) : missingHandler(message.pattern);
         if (message.reply) {
-          await this.replyAndAck(stream, entryId, message.reply, outcome);
+          this.replyAndAck(stream, entryId, message.reply, outcome);
         } else if ('ok' in outcome || outcome.typed) {
           await this.ack(stream, entryId);
         } else {
@@ -270,18 +290,29 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
     }
   }
 
-  private async replyAndAck(stream: string, entryId: string, reply: NonNullable<WireMessage['reply']>, outcome: HandlerOutcome) {
+  /**
+   * Between two reads the reply waits for the next read's write (see readUntilClosed); while the read is
+   * blocked it goes out at once on the command connection. Either way the ack follows the reply on the same
+   * connection, so Redis never runs the ack before the reply.
+   */
+  private replyAndAck(stream: string, entryId: string, reply: NonNullable<WireMessage['reply']>, outcome: HandlerOutcome): void {
     const wire: WireReply = 'ok' in outcome ? { id: reply.id, ok: outcome.ok } : { id: reply.id, err: outcome.err };
-    // One round trip: the reply, now and then its inbox's expiry, and the ack. Redis runs one connection's
-    // commands in order, so the ack never lands before the reply it follows.
-    const pipeline = (this.commands as Redis).pipeline().xadd(reply.to, 'MAXLEN', '~', STREAM_LIMITS.repliesMaxLen, '*', ...encodeReply(wire));
-    if (this.inboxExpiryDue(reply.to)) pipeline.pexpire(reply.to, STREAM_LIMITS.repliesTtlMs);
-    const results = await pipeline
-      .xack(stream, this.group, entryId)
-      .exec()
-      .catch((error: Error): [Error | null, unknown][] => [[error, undefined]]);
-    const failed = results?.find(([error]) => error);
-    if (failed) this.log.warn(`replying to ${reply.to}: ${(failed[0] as Error).message}; the entry stays pending`);
+    const pending: PendingReply = { stream, entryId, to: reply.to, fields: encodeReply(wire) };
+    if (this.repliesBeforeRead) {
+      this.repliesBeforeRead.push(pending);
+    } else {
+      const commands = this.commands as Redis;
+      coalesceWrites(commands);
+      this.sendReply(commands, pending);
+    }
+  }
+
+  private sendReply(redis: Redis, { stream, entryId, to, fields }: PendingReply): void {
+    const failed = (error: Error) => this.log.warn(`replying to ${to}: ${error.message}`);
+    // Sent together, not one after the other's answer: on the reader connection the ack must precede the read.
+    redis.xadd(to, 'MAXLEN', '~', STREAM_LIMITS.repliesMaxLen, '*', ...fields).catch(failed);
+    if (this.inboxExpiryDue(to)) redis.pexpire(to, STREAM_LIMITS.repliesTtlMs).catch(failed);
+    redis.xack(stream, this.group, entryId).catch(failed);
   }
 
   /** A reply stream's expiry is pushed forward at most once per second per inbox, not on every reply. */
@@ -400,6 +431,23 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
       if (me && me.pending === 0) await commands.xgroup('DELCONSUMER', stream, this.group, this.consumer);
     }
   }
+}
+
+/**
+ * Resolves once every handler of a batch finished (those that do no I/O finish within microtasks), or at the
+ * event loop's next turn when some wait for I/O: their replies then go out on their own while the read blocks.
+ */
+async function handlersDoneOrNextTurn(handlers: Promise<void>[]): Promise<void> {
+  let turn: NodeJS.Immediate | undefined;
+  await Promise.race([Promise.all(handlers), new Promise<void>((resolve) => (turn = setImmediate(resolve)))]);
+  clearImmediate(turn);
+}
+
+interface PendingReply {
+  readonly stream: string;
+  readonly entryId: string;
+  readonly to: string;
+  readonly fields: string[];
 }
 
 type HandlerOutcome = { ok: unknown } | { err: ServiceErrorPayload; typed: boolean };

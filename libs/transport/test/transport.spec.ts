@@ -102,6 +102,24 @@ describe('the Streams transport over a real Redis', () => {
     }
   });
 
+  it('answers and acks without waiting out its own blocked read (replies before the read, or beside it)', async () => {
+    // A read that blocks for a minute: a reply held back for the next read, or an ack queued behind it, would
+    // time these calls out. Sync handlers' replies ride with the next read; a slow one's goes out while it blocks.
+    const patient = await startReplica('long-block', { service: 'metering', url: redis.url, claimIdleMs: 1_000, livenessWindowMs: 3_000, blockMs: 60_000 });
+    const metering = new ServiceClient({ service: 'metering', url: redis.url, timeoutMs: 5_000 });
+    const probe = new Redis(redis.url);
+    try {
+      for (let i = 0; i < 20; i++) await expect(metering.send(Echo, { text: `s${i}` })).resolves.toMatchObject({ replica: 'long-block' });
+      await expect(metering.send(Slow, { ms: 50 })).resolves.toEqual({ replica: 'long-block' });
+      // Redis ran each ack with its reply, before it sent the reply on: nothing is left pending.
+      expect(((await probe.xpending(StreamKeys.requests('metering'), 'metering')) as [number])[0]).toBe(0);
+    } finally {
+      probe.disconnect();
+      await metering.close();
+      await patient.close();
+    }
+  });
+
   it('acks what it answered, and gives every reply stream an expiry', async () => {
     const probe = new Redis(redis.url);
     try {
