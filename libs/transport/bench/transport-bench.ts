@@ -6,12 +6,13 @@
  *     turns in blocks of calls, so a busy, shared machine slows them alike;
  *  2. throughput of query-api (`search_ads`, limit 20, 16 and then 48 calls in flight) over the transport with 1 and 2
  *     replicas in turn, three rounds (100,000 seeded ads), each replica with QUERY_WORKERS=0 as the production
- *     overlay runs it (one replica = one thread = one CPU), and the CPU each process spent per call.
+ *     overlay runs it (one replica = one thread = one CPU), and per call what the scheduler counted for each process
+ *     (replicas, Redis, this load generator): CPU time, time spent runnable but waiting for a core, and wake-ups.
  * Run: npx nx run transport:bench [-- --calls=2000 --seconds=5 --round-trip-only --query-workers=1 --in-flight=16,48 --only=streams]
  */
 import 'reflect-metadata';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -290,10 +291,20 @@ interface Phase {
   readonly rate: number;
 }
 
-/** CPU seconds a process (all its threads) has used so far, from /proc (Linux; clock ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+/**
+ * What the scheduler counted for a process so far, summed over its threads (/proc/<pid>/task/<tid>/schedstat,
+ * in nanoseconds, exact rather than sampled at clock ticks): seconds on a CPU, seconds runnable but waiting for
+ * one (the cost of sharing the machine's cores), and voluntary sleeps (each one a later wake-up).
+ */
+function scheduled(pid: number | 'self'): { cpu: number; waiting: number; wakeUps: number } {
+  const total = { cpu: 0, waiting: 0, wakeUps: 0 };
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const [cpu, waiting] = readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ').map(Number);
+    total.cpu += (cpu ?? 0) / 1e9;
+    total.waiting += (waiting ?? 0) / 1e9;
+    total.wakeUps += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8'))?.[1] ?? 0);
+  }
+  return total;
 }
 
 /** Busy and total CPU seconds of the whole machine (every core, every process, other users' included). */
@@ -312,8 +323,8 @@ async function commandCounts(redis: Redis): Promise<Map<string, number>> {
 }
 
 /**
- * `inFlight` calls in flight for SECONDS; prints the rate and where the CPU went per call: each replica, Redis, this
- * load generator, and how busy the machine's cores were (other users of the machine included).
+ * `inFlight` calls in flight for SECONDS; prints the rate and, per call, what each replica, Redis and this load
+ * generator cost (CPU, waiting for a core, wake-ups), and how busy the machine's cores were (other users included).
  */
 async function throughput(
   client: ServiceClient,
@@ -323,11 +334,10 @@ async function throughput(
   redis: { pid: number; probe: Redis },
   phaseSeconds = SECONDS,
 ): Promise<Phase> {
-  const redisPid = redis.pid;
   const commandsBefore = await commandCounts(redis.probe);
   const countries = ['US', 'GB', 'DE', 'FR', 'JP', 'BR', 'IN', 'CA'];
-  const pids = replicas.map((replica) => replica.pid);
-  const before = { replicas: pids.map(cpuSeconds), redis: cpuSeconds(redisPid), self: process.cpuUsage(), machine: machineSeconds() };
+  const processes: (number | 'self')[] = [...replicas.map((replica) => replica.pid), redis.pid, 'self'];
+  const before = { scheduled: processes.map(scheduled), machine: machineSeconds() };
   const started = performance.now();
   const until = started + phaseSeconds * 1_000;
   let done = 0;
@@ -340,18 +350,20 @@ async function throughput(
   await Promise.all(Array.from({ length: inFlight }, (_, w) => worker(w)));
   const seconds = (performance.now() - started) / 1_000;
   const rate = done / seconds;
-  const perCall = (cpu: number) => ((cpu * 1_000) / done).toFixed(2);
-  const replicaCpu = pids.map((pid, i) => cpuSeconds(pid) - (before.replicas[i] as number));
-  const self = process.cpuUsage(before.self);
+  const spent = processes.map(scheduled).map((after, i) => {
+    const then = before.scheduled[i] as typeof after;
+    return { cpu: after.cpu - then.cpu, waiting: after.waiting - then.waiting, wakeUps: after.wakeUps - then.wakeUps };
+  });
+  // Per call, one figure per process: each query-api replica, then Redis, then this load generator.
+  const perCall = (pick: (s: (typeof spent)[number]) => number, scale: number) => spent.map((s) => ((pick(s) * scale) / done).toFixed(2)).join(' / ');
   const machine = machineSeconds();
   const cores = (machine.busy - before.machine.busy) / seconds;
   const commandsAfter = await commandCounts(redis.probe);
   const reads = ((commandsAfter.get('xreadgroup') ?? 0) - (commandsBefore.get('xreadgroup') ?? 0)) / done;
   out(
-    `query-api ${label.padEnd(22)} ${rate.toFixed(0).padStart(5)} search_ads/s   CPU ms per call: query-api ${replicaCpu.map(perCall).join(' + ')}, ` +
-      `redis ${perCall(cpuSeconds(redisPid) - before.redis)}, load generator ${perCall((self.user + self.system) / 1e6)}; ` +
-      `machine busy ${cores.toFixed(2)} of ${((machine.total - before.machine.total) / seconds).toFixed(1)} cores; ` +
-      `XREADGROUP per call ${reads.toFixed(2)}`,
+    `query-api ${label.padEnd(22)} ${rate.toFixed(0).padStart(5)} search_ads/s   per call (query-api ${replicas.length === 1 ? '' : 'each, '}/ redis / load generator): ` +
+      `CPU ms ${perCall((s) => s.cpu, 1_000)}, waiting for a CPU ms ${perCall((s) => s.waiting, 1_000)}, wake-ups ${perCall((s) => s.wakeUps, 1)}; ` +
+      `machine busy ${cores.toFixed(2)} of ${((machine.total - before.machine.total) / seconds).toFixed(1)} cores; XREADGROUP per call ${reads.toFixed(2)}`,
   );
   return { rate };
 }
