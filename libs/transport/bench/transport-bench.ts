@@ -35,6 +35,8 @@ const { values } = parseArgs({ options: {
     'query-workers': { type: 'string', default: '0' },
     /** calls in flight in the throughput phases, one series per value: 16 (the e2e bench's connections), 48 (saturates this machine) */
     'in-flight': { type: 'string', default: '16,48' },
+    /** seconds the second replica runs under load before it is measured */
+    'warm-up': { type: 'string', default: '2' },
     /** internal: run only the echo server of one transport (the benchmark forks itself for it) */
     serve: { type: 'string' },
     url: { type: 'string' },
@@ -43,7 +45,7 @@ const CALLS = Number(values.calls);
 const SECONDS = Number(values.seconds);
 const IN_FLIGHTS = values['in-flight'].split(',').map(Number);
 /** A replica just started runs its first seconds unoptimised (JIT): not measured. */
-const WARM_UP_SECONDS = 2;
+const WARM_UP_SECONDS = Number(values['warm-up']);
 const out = (s: string) => process.stdout.write(`${s}\n`);
 const Echo = defineMessage('bench.echo', z.object({ n: z.int() }), z.object({ n: z.int() }));
 
