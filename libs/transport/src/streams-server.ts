@@ -12,7 +12,7 @@ import { publishHandled, type TransportHandledEvent } from './diagnostics';
 import { StreamContext } from './stream-context';
 import { STREAM_LIMITS, StreamKeys } from './stream-keys';
 import { runWithTraceparent } from './trace-context';
-import { decodeMessage, encodeReply, type WireMessage, type WireReply } from './wire';
+import { decodeMessage, encodeReply, type WireMessage } from './wire';
 
 export interface StreamsServerOptions {
   readonly service: ServiceName;
@@ -296,14 +296,23 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
    * connection, so Redis never runs the ack before the reply.
    */
   private replyAndAck(stream: string, entryId: string, reply: NonNullable<WireMessage['reply']>, outcome: HandlerOutcome): void {
-    const wire: WireReply = 'ok' in outcome ? { id: reply.id, ok: outcome.ok } : { id: reply.id, err: outcome.err };
-    const pending: PendingReply = { stream, entryId, to: reply.to, fields: encodeReply(wire) };
+    const pending: PendingReply = { stream, entryId, to: reply.to, fields: this.encodeOutcome(reply.id, outcome) };
     if (this.repliesBeforeRead) {
       this.repliesBeforeRead.push(pending);
     } else {
       const commands = this.commands as Redis;
       coalesceWrites(commands);
       this.sendReply(commands, pending);
+    }
+  }
+
+  /** The reply's fields; an answer JSON cannot carry (a bigint, a cycle) is a bug, answered as `internal`. */
+  private encodeOutcome(id: string, outcome: HandlerOutcome): string[] {
+    try {
+      return encodeReply('ok' in outcome ? { id, ok: outcome.ok } : { id, err: outcome.err });
+    } catch (error) {
+      this.log.error(error instanceof Error ? error : new Error(String(error)));
+      return encodeReply({ id, err: { code: 'internal', message: 'the service failed unexpectedly' } });
     }
   }
 
@@ -439,7 +448,7 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
  */
 async function handlersDoneOrNextTurn(handlers: Promise<void>[]): Promise<void> {
   let turn: NodeJS.Immediate | undefined;
-  await Promise.race([Promise.all(handlers), new Promise<void>((resolve) => (turn = setImmediate(resolve)))]);
+  await Promise.race([Promise.allSettled(handlers), new Promise<void>((resolve) => (turn = setImmediate(resolve)))]);
   clearImmediate(turn);
 }
 

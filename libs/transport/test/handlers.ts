@@ -10,6 +10,8 @@ export const Echo = defineMessage('test.echo', z.object({ text: z.string().min(1
 export const Fail = defineMessage('test.fail', z.object({ how: z.enum(['not_found', 'crash']) }), z.object({}));
 export const Slow = defineMessage('test.slow', z.object({ ms: z.int(), tag: z.string().optional() }), z.object({ replica: z.string() }));
 export const Lying = defineMessage('test.lying', z.object({}), z.object({ count: z.int() }));
+/** Its handler answers with a value JSON cannot carry (a bigint). */
+export const Unserializable = defineMessage('test.unserializable', z.object({}), z.object({ count: z.int() }));
 export const Noted = defineMessage('test.noted', z.object({ id: z.string() }), z.object({}));
 /** An event whose handler always fails unexpectedly (a bug, or a store that never comes back). */
 export const Poison = defineMessage('test.poison', z.object({ id: z.string() }), z.object({}));
@@ -56,6 +58,11 @@ export async function startReplica(
     @HandleMessage(Lying)
     lying() {
       return { count: 'many' };
+    }
+
+    @HandleMessage(Unserializable)
+    unserializable() {
+      return { count: 10n };
     }
 
     @HandleEvent(Noted)

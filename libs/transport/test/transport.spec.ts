@@ -4,7 +4,7 @@ import { Redis } from '@adintel/redis';
 import { startPrivateRedis, waitUntil, type PrivateRedis } from '@adintel/testing';
 import { firstValueFrom } from 'rxjs';
 import { childTraceparent, runWithTraceparent, ServiceClient, StreamKeys, StreamsClientProxy } from '../src';
-import { Echo, Fail, Lying, Slow, startReplica, Unserved, type Replica } from './handlers';
+import { Echo, Fail, Lying, Slow, startReplica, Unserializable, Unserved, type Replica } from './handlers';
 
 jest.setTimeout(30_000);
 
@@ -72,6 +72,12 @@ describe('the Streams transport over a real Redis', () => {
 
   it('times out instead of hanging', async () => {
     await expect(impatient.send(Slow, { ms: 900 })).rejects.toMatchObject({ code: 'timeout', status: 504 });
+  });
+
+  it('answers a reply JSON cannot carry with an internal error, and goes on serving', async () => {
+    const error = (await client.send(Unserializable, {}).catch((e: unknown) => e)) as ServiceError;
+    expect(error.payload).toEqual({ code: 'internal', message: 'the service failed unexpectedly' });
+    await expect(client.send(Echo, { text: 'still here' })).resolves.toMatchObject({ text: 'still here' });
   });
 
   it('answers a pattern the service does not serve with an error, not silence', async () => {
