@@ -24,15 +24,19 @@ export function createFrontDoor(upstreams) {
         upstreamRes.pipe(res);
       },
     );
-    upstream.on('error', () => {
-      if (!res.headersSent) problem(res, 503, 'Service Unavailable', `${app} is not answering`, { 'retry-after': '5' });
-      else res.destroy();
+    upstream.on('error', (error) => {
+      if (res.headersSent) return void res.destroy();
+      // Whether the app can have taken the request: not when it refused the connection, nor when it closed a
+      // kept-alive connection it held idle as the request arrived (what a draining server does; Node marks
+      // such a request `reusedSocket`). A client may then retry without fear of running it twice.
+      const notDelivered = error.code === 'ECONNREFUSED' || (error.code === 'ECONNRESET' && upstream.reusedSocket);
+      problem(res, 503, 'Service Unavailable', `${app} is not answering`, { 'retry-after': '5' }, { request_delivered: !notDelivered });
     });
     req.pipe(upstream);
   });
 }
 
-function problem(res, status, title, detail, headers = {}) {
+function problem(res, status, title, detail, headers = {}, extensions = {}) {
   res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
-  res.end(JSON.stringify({ type: 'about:blank', title, status, detail }));
+  res.end(JSON.stringify({ type: 'about:blank', title, status, detail, ...extensions }));
 }

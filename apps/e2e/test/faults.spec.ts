@@ -24,7 +24,7 @@ interface Call {
   pending?: number;
   /** The front door's own 503: the gateway was not answering (down, or gone mid-call). */
   frontDoor?: boolean;
-  /** The gateway's own 503 while it drains: the request reached it after its SIGTERM, so it took no work. */
+  /** Refused before any work: the draining gateway's own 503, or the front door's for a request it could not deliver. */
   turnedAway?: boolean;
   endedAt?: number;
 }
@@ -248,10 +248,14 @@ describe('faults under load', () => {
     return call;
   }
 
-  /** A 503 says who answered it: the front door (the gateway was not answering) or the draining gateway. */
+  /**
+   * A 503 says who answered it: the front door (the gateway was not answering) or the draining gateway. Either
+   * way the gateway took no work when it turned the call away itself, or when the front door could not deliver
+   * it (the connection refused, or an idle kept-alive one closed by the drain as the request arrived).
+   */
   function noteWhoRefused(call: Call, body: string): void {
     call.frontDoor = call.status === 503 && body.includes('is not answering');
-    call.turnedAway = call.status === 503 && body.includes('is shutting down');
+    call.turnedAway = call.status === 503 && (body.includes('is shutting down') || (call.frontDoor && body.includes('"request_delivered":false')));
   }
 
   function newCall(agent: number, surface: Call['surface'], phase: string): Call {
