@@ -26,11 +26,13 @@ export function createFrontDoor(upstreams) {
     );
     upstream.on('error', (error) => {
       if (res.headersSent) return void res.destroy();
-      // Whether the app can have taken the request: not when it refused the connection, nor when it closed a
-      // kept-alive connection it held idle as the request arrived (what a draining server does; Node marks
-      // such a request `reusedSocket`). A client may then retry without fear of running it twice.
-      const notDelivered = error.code === 'ECONNREFUSED' || (error.code === 'ECONNRESET' && upstream.reusedSocket);
-      problem(res, 503, 'Service Unavailable', `${app} is not answering`, { 'retry-after': '5' }, { request_delivered: !notDelivered });
+      // What the front door saw, for whoever must judge whether the app took the request: a refused connection
+      // never carried it; a reset of a kept-alive connection (Node's `reusedSocket`) is what a draining app does
+      // to a connection it held idle as the request arrived, and also what a crash mid-request looks like.
+      problem(res, 503, 'Service Unavailable', `${app} is not answering`, { 'retry-after': '5' }, {
+        upstream_error: error.code ?? error.message,
+        reused_connection: upstream.reusedSocket,
+      });
     });
     req.pipe(upstream);
   });

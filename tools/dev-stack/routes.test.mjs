@@ -51,8 +51,15 @@ test('proxies requests and bodies, adds forwarding headers, and answers 503 for 
     const dead = await fetch(`${base}/oauth2/token`, { method: 'POST' });
     assert.equal(dead.status, 503);
     assert.equal(dead.headers.get('retry-after'), '5');
-    // Nothing listens on port 1: the connection was refused, so the request never reached the app.
-    assert.equal((await dead.json()).request_delivered, false);
+    // Nothing listens on port 1: the problem says the connection was refused, on a new connection.
+    assert.deepEqual(await dead.json(), {
+      type: 'about:blank',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'auth-server is not answering',
+      upstream_error: 'ECONNREFUSED',
+      reused_connection: false,
+    });
 
     const unknown = await fetch(`${base}/nothing`);
     assert.equal(unknown.status, 404);

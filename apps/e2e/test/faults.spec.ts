@@ -24,7 +24,7 @@ interface Call {
   pending?: number;
   /** The front door's own 503: the gateway was not answering (down, or gone mid-call). */
   frontDoor?: boolean;
-  /** Refused before any work: the draining gateway's own 503, or the front door's for a request it could not deliver. */
+  /** Refused by a draining gateway before any work: its own 503, or the front door's when the drain closed the connection. */
   turnedAway?: boolean;
   endedAt?: number;
 }
@@ -249,13 +249,21 @@ describe('faults under load', () => {
   }
 
   /**
-   * A 503 says who answered it: the front door (the gateway was not answering) or the draining gateway. Either
-   * way the gateway took no work when it turned the call away itself, or when the front door could not deliver
-   * it (the connection refused, or an idle kept-alive one closed by the drain as the request arrived).
+   * A 503 says who answered it: the front door (the gateway was not answering) or the draining gateway. A
+   * draining gateway (SIGTERM, no crash) took no work when it turned the call away itself, nor when the front
+   * door's connection was refused (the listener closed) or its kept-alive one was reset (closed as idle as the
+   * request arrived); `turnedAway` is only read for calls around a SIGTERM.
    */
   function noteWhoRefused(call: Call, body: string): void {
     call.frontDoor = call.status === 503 && body.includes('is not answering');
-    call.turnedAway = call.status === 503 && (body.includes('is shutting down') || (call.frontDoor && body.includes('"request_delivered":false')));
+    let seen: { upstream_error?: string; reused_connection?: boolean } = {};
+    try {
+      if (call.frontDoor) seen = JSON.parse(body) as typeof seen;
+    } catch {
+      // not the front door's problem after all: nothing more to learn from it
+    }
+    const notDelivered = seen.upstream_error === 'ECONNREFUSED' || (seen.upstream_error === 'ECONNRESET' && seen.reused_connection === true);
+    call.turnedAway = call.status === 503 && (body.includes('is shutting down') || notDelivered);
   }
 
   function newCall(agent: number, surface: Call['surface'], phase: string): Call {
