@@ -1,3 +1,7 @@
 const { nodeAppConfig } = require('../../tools/webpack/node-app.cjs');
 
-module.exports = nodeAppConfig(__dirname);
+// The operator CLI (parked events) is bundled beside main.js.
+module.exports = nodeAppConfig(__dirname, {
+  additionalEntryPoints: [{ entryName: 'cli', entryPath: 'apps/metering/src/cli.ts' }],
+  runtimeChunk: false,
+});

@@ -85,7 +85,9 @@ export async function startBundleStack({ ads = 2_000, extraEnv = {} } = {}) {
         ready: async () => (await fetch(`${edgeUrl}/nothing`)).status === 404,
       }),
     );
-    return { bundle, urls, edgeUrl, stop };
+    /** Runs an app's CLI from the bundle with that app's settings, as `kubectl exec` would; returns spawnSync's result. */
+    const cli = (app, args) => spawnSync(process.execPath, [`apps/${app}/cli.js`, ...args], { cwd: bundle, env: appEnv(app), encoding: 'utf8' });
+    return { bundle, urls, edgeUrl, stop, cli };
   } catch (error) {
     await stop();
     throw error;

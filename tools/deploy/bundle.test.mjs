@@ -55,6 +55,12 @@ test('the Dockerfile builds with this script and runs the bundle as node, exec-f
   for (const service of Object.values(compose.services).filter((s) => s.build)) assert.ok(existsSync(join(stack.bundle, service.command[0])), service.command[0]);
 });
 
+test("metering's operator CLI runs from the bundle on the production dependencies", () => {
+  const listed = stack.cli('metering', ['parked-events']);
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stderr, /0 parked events/);
+});
+
 test('each app started from the bundle with production settings answers /readyz', async () => {
   for (const app of APPS) {
     const res = await fetch(`${stack.urls[app]}/readyz`);

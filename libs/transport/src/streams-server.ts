@@ -9,6 +9,7 @@ import { closeRedis, createRedis, type Redis } from '@adintel/redis';
 import { coalesceWrites } from './coalesce-writes';
 import { ensureGroup, listConsumers, type StreamEntry } from './consumer-groups';
 import { publishHandled, type TransportHandledEvent } from './diagnostics';
+import { parkedEntryFields } from './parked-events';
 import { StreamContext } from './stream-context';
 import { STREAM_LIMITS, StreamKeys } from './stream-keys';
 import { runWithTraceparent } from './trace-context';
@@ -257,7 +258,8 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
       this.report(message, 'expired', started);
       return this.ack(stream, entryId);
     }
-    if (!message.reply && !handler?.isEventHandler) return this.ack(stream, entryId); // an event for other services
+    const forThisService = message.reply || (handler?.isEventHandler && (message.onlyFor ?? this.group) === this.group);
+    if (!forThisService) return this.ack(stream, entryId); // an event for other services
     const context = new StreamContext([message.pattern, message.metadata, entryId]);
     await runWithRequestId(requestIdFrom(message.metadata.request_id), () =>
       runWithTraceparent(message.metadata.traceparent, async () => {
@@ -409,7 +411,7 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
     if (spent.length === 0) return entries;
     const park = commands.pipeline();
     for (const { entry: [id, fields], deliveries } of spent) {
-      park.xadd(StreamKeys.deadEvents, 'MAXLEN', '~', STREAM_LIMITS.deadEventsMaxLen, '*', ...(fields ?? []), 'group', this.group, 'entry', id, 'deliveries', String(deliveries));
+      park.xadd(StreamKeys.deadEvents, 'MAXLEN', '~', STREAM_LIMITS.deadEventsMaxLen, '*', ...parkedEntryFields(fields ?? [], this.group, id, deliveries));
       park.xack(StreamKeys.events, this.group, id);
       const pattern = fields ? decodeMessage(fields)?.pattern : undefined;
       this.log.error({ msg: 'event parked after failing every delivery', pattern, entry_id: id, deliveries, dead_letter: StreamKeys.deadEvents });

@@ -7,6 +7,8 @@ export interface WireMessage {
   readonly metadata: MessageMetadata;
   /** Present on requests only. */
   readonly reply?: { readonly id: string; readonly to: string; readonly deadline: number };
+  /** An event re-sent from the dead-letter stream goes to the group that parked it, not to every subscriber. */
+  readonly onlyFor?: string;
 }
 
 export interface MessageMetadata {
@@ -17,13 +19,14 @@ export interface MessageMetadata {
 
 export type WireReply = { readonly id: string } & ({ readonly ok: unknown } | { readonly err: ServiceErrorPayload });
 
-const F = { pattern: 'p', data: 'd', id: 'c', replyTo: 'r', deadline: 'dl', requestId: 'rid', traceparent: 'tp', ok: 'ok', err: 'err' } as const;
+const F = { pattern: 'p', data: 'd', id: 'c', replyTo: 'r', deadline: 'dl', requestId: 'rid', traceparent: 'tp', onlyFor: 'g', ok: 'ok', err: 'err' } as const;
 
 export function encodeMessage(message: WireMessage): string[] {
   const fields: string[] = [F.pattern, message.pattern, F.data, JSON.stringify(message.data ?? null)];
   if (message.reply) fields.push(F.id, message.reply.id, F.replyTo, message.reply.to, F.deadline, String(message.reply.deadline));
   if (message.metadata.request_id) fields.push(F.requestId, message.metadata.request_id);
   if (message.metadata.traceparent) fields.push(F.traceparent, message.metadata.traceparent);
+  if (message.onlyFor) fields.push(F.onlyFor, message.onlyFor);
   return fields;
 }
 
@@ -47,7 +50,8 @@ export function decodeMessage(fields: string[]): WireMessage | undefined {
   const to = f[F.replyTo];
   const deadline = Number(f[F.deadline]);
   const reply = id && to && Number.isFinite(deadline) ? { id, to, deadline } : undefined;
-  return { pattern, data: parsed, metadata, ...(reply ? { reply } : {}) };
+  const onlyFor = f[F.onlyFor];
+  return { pattern, data: parsed, metadata, ...(reply ? { reply } : {}), ...(onlyFor ? { onlyFor } : {}) };
 }
 
 export function encodeReply(reply: WireReply): string[] {

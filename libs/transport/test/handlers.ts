@@ -15,6 +15,9 @@ export const Unserializable = defineMessage('test.unserializable', z.object({}),
 export const Noted = defineMessage('test.noted', z.object({ id: z.string() }), z.object({}));
 /** An event whose handler always fails unexpectedly (a bug, or a store that never comes back). */
 export const Poison = defineMessage('test.poison', z.object({ id: z.string() }), z.object({}));
+/** An event whose handler fails unexpectedly on the replicas named in `failingReplicas` (a test fixes them). */
+export const Flaky = defineMessage('test.flaky', z.object({ id: z.string() }), z.object({}));
+export const failingReplicas = new Set<string>();
 export const Unserved = defineMessage('test.unserved', z.object({}), z.object({}));
 
 export interface Replica {
@@ -68,6 +71,12 @@ export async function startReplica(
     @HandleEvent(Noted)
     noted(@Payload() data: { id: string }) {
       note(Noted.pattern, data.id);
+    }
+
+    @HandleEvent(Flaky)
+    flaky(@Payload() data: { id: string }) {
+      note(Flaky.pattern, data.id);
+      if (failingReplicas.has(name)) throw new TypeError('this replica cannot handle it yet');
     }
 
     @HandleEvent(Poison)
