@@ -9,9 +9,9 @@ import { ServiceClient, StreamKeys } from '@adintel/transport';
 jest.setTimeout(90_000);
 
 /**
- * An event metering cannot store (its data Redis is down) is retried, then parked; once the store is back an
- * operator lists it and re-sends it with the built CLI (dist/apps/metering/cli.js), and metering processes it.
- * The broker and metering's data live in two Redis servers, so only the store goes down.
+ * An event metering cannot store (its data Redis is full and refuses writes) is retried, then parked; once the
+ * store has room again an operator lists it and re-sends it with the built CLI (dist/apps/metering/cli.js), and
+ * metering processes it. The broker and metering's data live in two Redis servers, so only the store is full.
  */
 describe('metering cli: parked events', () => {
   let broker: PrivateRedis;
@@ -35,7 +35,7 @@ describe('metering cli: parked events', () => {
     app = await startApp({ name: 'metering', env: env(), readyPath: '/readyz' });
     client = new ServiceClient({ service: 'metering', url: broker.url, timeoutMs: 5_000 });
     brokerProbe = new Redis(broker.url);
-    dataProbe = new Redis(data.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    dataProbe = new Redis(data.url);
   });
 
   afterAll(async () => {
@@ -49,9 +49,10 @@ describe('metering cli: parked events', () => {
 
   it('parks an event metering could not store, and runs it again when an operator re-sends it', async () => {
     const agent = `agent-${randomUUID()}`;
-    await data.stop();
+    await dataProbe.config('SET', 'maxmemory-policy', 'noeviction');
+    await dataProbe.config('SET', 'maxmemory', '1'); // every write is refused (OOM) from now on
     await client.emit(MeteringMessages.agentRegistered, { agent_id: agent, client_name: 'parked bot' });
-    await waitUntil(async () => (await brokerProbe.xlen(StreamKeys.deadEvents)) === 1, 60_000, 200);
+    await waitUntil(async () => (await brokerProbe.xlen(StreamKeys.deadEvents)) === 1, 30_000, 100);
 
     const listed = cli('parked-events');
     expect(listed).toMatchObject({ code: 0, stderr: expect.stringContaining('1 parked event') });
@@ -59,8 +60,8 @@ describe('metering cli: parked events', () => {
     expect(event).toMatchObject({ group: 'metering', pattern: MeteringMessages.agentRegistered.pattern, data: { agent_id: agent }, deliveries: 6 });
     expect(cli('parked-events', '--group', 'query')).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining('0 parked events of query') });
 
-    await data.restart();
-    await waitUntil(async () => (await fetch(`${app.url}/readyz`)).status === 200, 20_000, 200);
+    expect(await dataProbe.keys(`*agent:${agent}`)).toEqual([]);
+    await dataProbe.config('SET', 'maxmemory', '0');
     expect(cli('resend-parked', event.id)).toMatchObject({ code: 0, stderr: expect.stringContaining('re-sent 1 of 1') });
     await waitUntil(async () => (await dataProbe.keys(`*agent:${agent}`)).length === 1, 20_000, 100);
     const [key] = await dataProbe.keys(`*agent:${agent}`);
