@@ -14,10 +14,7 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 class UsageError extends Error {}
 
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { group: { type: 'string' }, all: { type: 'boolean', default: false } },
-  });
+  const { positionals, values } = parseArguments();
   const [command, ...ids] = positionals;
   if (command !== 'parked-events' && command !== 'resend-parked') {
     throw new UsageError(`unknown command ${JSON.stringify(command ?? '')}: use parked-events or resend-parked`);
@@ -45,6 +42,14 @@ async function main(): Promise<number> {
     return resent === outcomes.length ? 0 : 1;
   } finally {
     await parked.close();
+  }
+}
+
+function parseArguments() {
+  try {
+    return parseArgs({ allowPositionals: true, options: { group: { type: 'string' }, all: { type: 'boolean', default: false } } });
+  } catch (error) {
+    throw new UsageError((error as Error).message); // an unknown option, or --group without a value
   }
 }
 

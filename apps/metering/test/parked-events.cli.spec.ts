@@ -77,6 +77,7 @@ describe('metering cli: parked events', () => {
     expect(cli('resend-parked', '--all', '1-0')).toMatchObject({ code: 2, stderr: expect.stringContaining('(not both)') });
     expect(cli('resend-parked', 'yesterday')).toMatchObject({ code: 2, stderr: expect.stringContaining('"yesterday" is not an entry id') });
     expect(cli('replay')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "replay"') });
+    expect(cli('parked-events', '--since', 'today')).toMatchObject({ code: 2, stderr: expect.stringContaining("'--since'") });
     expect(cli('resend-parked', '--all')).toMatchObject({ code: 0, stderr: expect.stringContaining('re-sent 0 of 0') });
   });
 });
