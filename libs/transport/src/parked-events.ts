@@ -71,15 +71,16 @@ export class ParkedEvents {
         outcomes.push({ id, missing: true });
         continue;
       }
-      const message = decodeMessage(entry[1] ?? []);
-      const { group } = toParkedEvent(entry);
+      const fields = entry[1] ?? [];
+      const message = decodeMessage(fields);
+      const group = parkingField(fields, 'group');
       if (!message || !group) {
         outcomes.push({ id, unreadable: true });
         continue;
       }
       // Same payload, request id and trace; addressed to the group that parked it.
-      const fields = encodeMessage({ ...message, onlyFor: group });
-      const resent = (await this.redis.eval(RESEND_SCRIPT, 2, StreamKeys.deadEvents, StreamKeys.events, id, STREAM_LIMITS.eventsMaxLen, ...fields)) as
+      const event = encodeMessage({ ...message, onlyFor: group });
+      const resent = (await this.redis.eval(RESEND_SCRIPT, 2, StreamKeys.deadEvents, StreamKeys.events, id, STREAM_LIMITS.eventsMaxLen, ...event)) as
         | string
         | null;
       outcomes.push(resent ? { id, resent } : { id, missing: true });
@@ -88,20 +89,21 @@ export class ParkedEvents {
   }
 }
 
+/** One of the fields parkedEntryFields appended; they come last, so the event's own fields cannot shadow them. */
+function parkingField(fields: string[], name: 'group' | 'entry' | 'deliveries'): string | undefined {
+  for (let i = fields.length - 2; i >= 0; i -= 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
 function toParkedEvent([id, fields]: StreamEntry): ParkedEvent {
   const all = fields ?? [];
-  const field = (name: string) => {
-    // The parking fields come last: search from the end, so the event's own fields cannot shadow them.
-    for (let i = all.length - 2; i >= 0; i -= 2) if (all[i] === name) return all[i + 1];
-    return undefined;
-  };
   const message = decodeMessage(all);
   return {
     id,
     parkedAt: new Date(Number(id.split('-')[0])).toISOString(),
-    group: field('group') ?? '',
-    entry: field('entry') ?? '',
-    deliveries: Number(field('deliveries') ?? 0),
+    group: parkingField(all, 'group') ?? '',
+    entry: parkingField(all, 'entry') ?? '',
+    deliveries: Number(parkingField(all, 'deliveries') ?? 0),
     ...(message ? { pattern: message.pattern, data: message.data } : {}),
     ...(message?.metadata.request_id ? { requestId: message.metadata.request_id } : {}),
   };
