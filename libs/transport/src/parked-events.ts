@@ -1,7 +1,7 @@
 import { closeRedis, createRedis, type Redis } from '@adintel/redis';
 import type { StreamEntry } from './consumer-groups';
 import { STREAM_LIMITS, StreamKeys } from './stream-keys';
-import { decodeMessage, encodeMessage } from './wire';
+import { decodeMessage, encodeMessage, toRecord } from './wire';
 
 /** An event one service's handler failed on every delivery, as it waits in `transport:events:dead`. */
 export interface ParkedEvent {
@@ -73,7 +73,7 @@ export class ParkedEvents {
       }
       const fields = entry[1] ?? [];
       const message = decodeMessage(fields);
-      const group = parkingField(fields, 'group');
+      const { group } = toRecord(fields);
       if (!message || !group) {
         outcomes.push({ id, unreadable: true });
         continue;
@@ -89,21 +89,17 @@ export class ParkedEvents {
   }
 }
 
-/** One of the fields parkedEntryFields appended; they come last, so the event's own fields cannot shadow them. */
-function parkingField(fields: string[], name: 'group' | 'entry' | 'deliveries'): string | undefined {
-  for (let i = fields.length - 2; i >= 0; i -= 2) if (fields[i] === name) return fields[i + 1];
-  return undefined;
-}
-
 function toParkedEvent([id, fields]: StreamEntry): ParkedEvent {
   const all = fields ?? [];
   const message = decodeMessage(all);
+  // parkedEntryFields appended these last, and a later value wins: the event's own fields cannot shadow them.
+  const parking = toRecord(all);
   return {
     id,
     parkedAt: new Date(Number(id.split('-')[0])).toISOString(),
-    group: parkingField(all, 'group') ?? '',
-    entry: parkingField(all, 'entry') ?? '',
-    deliveries: Number(parkingField(all, 'deliveries') ?? 0),
+    group: parking.group ?? '',
+    entry: parking.entry ?? '',
+    deliveries: Number(parking.deliveries ?? 0),
     ...(message ? { pattern: message.pattern, data: message.data } : {}),
     ...(message?.metadata.request_id ? { requestId: message.metadata.request_id } : {}),
   };

@@ -73,7 +73,8 @@ export function decodeReply(fields: string[]): WireReply | undefined {
   return undefined;
 }
 
-function toRecord(fields: string[]): Record<string, string | undefined> {
+/** A stream entry's fields by name; a name given twice keeps its last value. */
+export function toRecord(fields: string[]): Record<string, string | undefined> {
   const record: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i] as string] = fields[i + 1] as string;
   return record;
