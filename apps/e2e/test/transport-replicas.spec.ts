@@ -1,7 +1,7 @@
 import { MeteringMessages, QueryMessages } from '@adintel/contracts';
 import { Redis } from '@adintel/redis';
 import { ServiceClient } from '@adintel/transport';
-import { waitUntil, type AppProcess } from '@adintel/testing';
+import { monitorRedis, waitUntil, type AppProcess, type MonitoredCommand } from '@adintel/testing';
 import { callTool, getJson, newAgentToken, register } from './agent';
 import { startStack, type Stack } from './stack';
 
@@ -72,19 +72,15 @@ describe('replicas share the work over the Redis Streams transport', () => {
       return outcome;
     };
     await receipt(restSearch(agent.token)); // warm: liveness cached, scripts loaded
-    // monitor() opens a connection of its own: the client it came from is closed too, or it keeps jest alive.
-    const origin = new Redis(stack.redisUrl);
-    const monitor = await origin.monitor();
-    const commands: { source: string; args: string[] }[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => commands.push({ source, args }));
+    const monitor = await monitorRedis(stack.redisUrl);
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await receipt(restSearch(agent.token))).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
-      monitor.disconnect();
-      origin.disconnect();
+      await monitor.stop();
     }
+    const { commands } = monitor;
     // Background work of the transport, not on the call's path: blocking reads re-armed after a message,
     // heartbeats, claim passes, liveness refreshes.
     // Metering's reservation sweeper (SSCAN of the pools holding tokens) also runs on its own timer.
@@ -241,7 +237,7 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
  * Commands that travel together count once: a MULTI..EXEC transaction, and the transport's reply
  * (XADD to a reply stream, maybe PEXPIRE, then XACK, back to back in one write from one connection).
  */
-function roundTrips(commands: { source: string; args: string[] }[]): number {
+function roundTrips(commands: MonitoredCommand[]): number {
   let trips = 0;
   const inMulti = new Set<string>();
   // The previous command of each connection: on a busy machine MONITOR interleaves other connections' commands

@@ -1,3 +1,4 @@
 export * from './app-process';
 export * from './private-redis';
 export * from './wait-until';
+export * from './redis-monitor';

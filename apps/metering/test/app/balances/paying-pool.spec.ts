@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceError } from '@adintel/contracts';
 import { Redis } from '@adintel/redis';
-import { startPrivateRedis, type PrivateRedis } from '@adintel/testing';
+import { monitorRedis, startPrivateRedis, type PrivateRedis } from '@adintel/testing';
 import { MeteringKeys } from '../../../src/app/redis/keys';
 import { FakeClock, meteringForSuite, rejectionOf, startMetering, testConfig, TEST_REDIS_URL, type Metering } from '../../support/metering-harness';
 
@@ -133,36 +133,27 @@ describe('the pool that pays, picked inside the reserve and usage scripts', () =
 describe('Redis round trips of reserve, settle, get_usage and list_usage_events', () => {
   let redis: PrivateRedis;
   let metering: Metering;
-  let monitor: Redis | undefined;
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
     metering = await startMetering(testConfig({ REDIS_URL: redis.url }), new FakeClock());
   });
   afterAll(async () => {
-    monitor?.disconnect();
     await metering?.close();
     await redis?.stop();
   });
 
   /** The commands a client sent while `work` ran (not those its scripts ran inside Redis). */
   async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
-    const origin = new Redis(redis.url);
-    monitor = await origin.monitor();
-    origin.disconnect();
-    const seen: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua') seen.push((args[0] ?? '').toLowerCase());
-    });
+    const monitor = await monitorRedis(redis.url);
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
       await work();
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
-      monitor.disconnect();
-      monitor = undefined;
+      await monitor.stop();
     }
-    return seen;
+    return monitor.commands.filter(({ source }) => source !== 'lua').map(({ args }) => (args[0] ?? '').toLowerCase());
   }
 
   it('is one script each, for a new agent, an attached agent and an owner', async () => {
