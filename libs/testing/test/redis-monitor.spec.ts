@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { monitorRedis } from '../src/redis-monitor';
 import { startPrivateRedis, type PrivateRedis } from '../src/private-redis';
+import { waitUntil } from '../src/wait-until';
 
 /** Sends one command as RESP and waits for its reply (this lib has no Redis client). */
 function send(url: string, args: string[]): Promise<string> {
@@ -50,7 +51,8 @@ describe('monitorRedis', () => {
     try {
       for (let i = 0; i < 20; i++) {
         const monitor = await monitorRedis(redis.url);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        // Until the flood shows up, not a fixed 5 ms: on a busy CI machine the 1 ms timer can miss that window.
+        await waitUntil(() => monitor.commands.length > 0, 5_000, 1);
         await monitor.stop();
         expect(monitor.commands.length).toBeGreaterThan(0);
         expect(monitor.commands.every((command) => command.args[0] === 'INFO' && command.args[1] === 'server')).toBe(true);
