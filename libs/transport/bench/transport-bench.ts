@@ -13,7 +13,7 @@
 import 'reflect-metadata';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Logger } from '@nestjs/common';
@@ -317,6 +317,22 @@ function machineSeconds(): { busy: number; total: number } {
   return { busy: (total - idle) / 100, total: total / 100 };
 }
 
+/**
+ * The machine facts the ratios depend on. On a virtual machine whose kernel does not poll before halting an idle
+ * CPU (haltpoll's guest_halt_poll_ns = 0), every wake-up of a sleeping process is an exit to the hypervisor, and
+ * the round trip with fewer hops wins by more: the README compares runs with polling off and on.
+ */
+function machineConditions(): string {
+  const cpus = `machine: ${availableParallelism()} CPUs`;
+  let haltPollNs: string;
+  try {
+    haltPollNs = readFileSync('/sys/module/haltpoll/parameters/guest_halt_poll_ns', 'utf8').trim();
+  } catch {
+    return cpus; // not a virtual machine with the haltpoll driver
+  }
+  return `${cpus}, guest halt polling ${haltPollNs} ns${haltPollNs === '0' ? ' (an idle CPU halts at once: each wake-up exits to the hypervisor)' : ''}`;
+}
+
 /** How many times Redis has run each command so far (INFO commandstats). */
 async function commandCounts(redis: Redis): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
@@ -419,6 +435,7 @@ async function main() {
   if (values.serve && values.url) return serveEcho(values.serve, values.url);
   const redis = await startPrivateRedis();
   try {
+    out(machineConditions());
     if (values.only) return void (await compare(redis.url, [values.only as Kind]));
     const [old, next, rawPubSub, rawStreams] = (await compare(redis.url, ['pubsub', 'streams', 'raw-pubsub', 'raw-streams'])) as Percentiles[] as [
       Percentiles,
