@@ -45,7 +45,7 @@ export function parseAdLine(text: string, line: number): { record: AdRecord } | 
 }
 
 /** Streams an NDJSON file into a store: validates each line, writes in batches, then finishes the store. */
-export async function ingestFile(file: string, writer: AdStoreWriter, options: IngestOptions = {}): Promise<IngestSummary> {
+export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'write' | 'finish'>, options: IngestOptions = {}): Promise<IngestSummary> {
   const batchSize = options.batchSize ?? 5_000;
   const started = performance.now();
   const bar = options.progress

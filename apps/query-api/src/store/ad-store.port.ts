@@ -77,6 +77,17 @@ export interface WriteResult {
   rejected: RejectedRow[];
 }
 
+/** What one live batch did (see AdStoreWriter.apply). */
+export interface ApplyResult {
+  /** Ads whose id the store did not hold. */
+  added: number;
+  /** Re-sightings: a known id whose record changed, replaced. */
+  replaced: number;
+  /** Records identical to what the store holds (a re-delivery): nothing changed, nothing counted twice. */
+  unchanged: number;
+  rejected: RejectedRow[];
+}
+
 /**
  * Writing side of a store (used by the ingest/seed commands, never by the request path).
  * Writing the same ad id twice replaces the earlier row.
@@ -89,6 +100,12 @@ export interface AdStoreWriter {
   write(batch: readonly AdRecord[]): Promise<WriteResult>;
   /** Build rollups and entity records from everything written so far, and make it visible to readers. */
   finish(): Promise<void>;
+  /**
+   * The live path: applies one batch of sightings (new ads, and re-sightings that replace a known id) on top of a
+   * finished store and makes it visible to readers as one unit (a read sees the whole batch or none of it).
+   * Applying a record identical to the stored one changes nothing, so a re-delivered batch is harmless.
+   */
+  apply(batch: readonly AdRecord[]): Promise<ApplyResult>;
   close(): Promise<void>;
 }
 

@@ -22,3 +22,14 @@ export function createAdStoreWriter(config: StoreConfig): AdStoreWriter {
   if (config.STORE_ENGINE === 'elasticsearch') return ElasticsearchAdStoreWriter.fromSettings(elasticsearchSettingsFrom(config));
   return new SqliteWriter(sqliteFileIn(config.DATA_DIR));
 }
+
+/** What the live door needs of a writer: apply batches on top of the served store, and close. */
+export type LiveWriter = Pick<AdStoreWriter, 'apply' | 'close'>;
+
+/**
+ * The writer the serving process applies live sightings with. SQLite: the one writer of this replica's store file
+ * (each replica owns its file); Elasticsearch: a writer of the shared indices (replicas share the work).
+ */
+export function createLiveWriter(config: StoreConfig): LiveWriter {
+  return createAdStoreWriter(config);
+}

@@ -6,7 +6,7 @@ import { FIXTURE_LINES } from '../store/store-fixture';
 import { generateDemoAds } from '../../src/ingest/demo-generator';
 import { ingestFile, parseAdLine } from '../../src/ingest/ingest';
 
-class RecordingWriter implements AdStoreWriter {
+class RecordingWriter implements Pick<AdStoreWriter, 'write' | 'finish'> {
   readonly written: AdRecord[] = [];
   finished = false;
   size = async () => this.written.length;

@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { AdRecord, AdStoreWriter, RejectedRow, WriteResult } from '../ad-store.port';
+import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { type AdDocument, toAdDocument } from './ad-document';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
 import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames } from './index-names';
@@ -116,6 +116,13 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
     const generation = new Date().toISOString().replace(/[^0-9]/g, '');
     for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation);
+  }
+
+  /** The first live path: bulk-index the batch, then rebuild the rollups (to be replaced by per-entity upserts). */
+  async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
+    const { written, rejected } = await this.write(batch);
+    await this.finish();
+    return { added: written, replaced: 0, unchanged: 0, rejected };
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { AdRecord, AdStoreWriter, CatalogData, RejectedRow, WriteResult } from '../ad-store.port';
+import type { AdRecord, AdStoreWriter, ApplyResult, CatalogData, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
 import { buildRollups, DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from './rollups';
 import { applyPragmasForWriting, BASE_TABLES, SCHEMA_VERSION, SECONDARY_INDEXES } from './schema';
@@ -100,6 +100,25 @@ export class SqliteWriter implements AdStoreWriter {
       throw new Error('writing a batch to SQLite failed', { cause: error });
     }
     return { written, rejected };
+  }
+
+  /** The first live path: the batch written, then every rollup rebuilt (to be replaced by an incremental one). */
+  async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
+    const changed: AdRecord[] = [];
+    let added = 0;
+    let unchanged = 0;
+    const stored = this.db.prepare('SELECT d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?');
+    for (const ad of batch) {
+      const row = stored.get(ad.id) as { doc: string } | undefined;
+      if (row?.doc === JSON.stringify(toStoredDoc(ad))) unchanged++;
+      else {
+        if (!row) added++;
+        changed.push(ad);
+      }
+    }
+    const { written, rejected } = await this.write(changed);
+    await this.finish();
+    return { added, replaced: written - added, unchanged, rejected };
   }
 
   /** Seconds per step of the last finish(), for the ingest summary and the benchmark. */
