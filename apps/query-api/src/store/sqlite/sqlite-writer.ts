@@ -116,8 +116,11 @@ export class SqliteWriter implements AdStoreWriter {
         changed.push(ad);
       }
     }
+    // Written and finished in two steps: a crash between them leaves the flag set, and the next apply finishes.
+    const unfinished = this.db.prepare("SELECT 1 FROM meta WHERE key = 'unfinished'").get() !== undefined;
+    if (changed.length) this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('unfinished', '1')").run();
     const { written, rejected } = await this.write(changed);
-    await this.finish();
+    if (changed.length || unfinished) await this.finish();
     return { added, replaced: written - added, unchanged, rejected };
   }
 
@@ -140,6 +143,7 @@ export class SqliteWriter implements AdStoreWriter {
     step('analyze', () => this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;'));
     const generation = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)").run(generation);
+    this.db.prepare("DELETE FROM meta WHERE key = 'unfinished'").run();
     step('checkpoint', () => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
