@@ -13,8 +13,8 @@ export interface ColumnsState {
 }
 
 interface Versioned extends ColumnsState {
-  /** meta.columns_id of the stored columns these were loaded from, and the live batch they are current to. */
-  columnsId: string;
+  /** meta.columns_base of the full build these descend from, and the live batch they are current to. */
+  base: string;
   seq: number;
 }
 
@@ -48,17 +48,22 @@ export class LiveColumns {
     this.s = prepare(db);
   }
 
+  /**
+   * The columns as of the last live batch. Loaded from the stored columns when there are none yet, when a full build
+   * replaced them (a new base), or when a checkpoint deleted changes these have not seen; else brought forward.
+   */
   current(): ColumnsState | null {
     const meta = new Map((this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
-    const columnsId = meta.get('columns_id');
-    if (columnsId === undefined) return null;
+    const base = meta.get('columns_base');
+    if (base === undefined) return null;
+    const stored = Number(meta.get('columns_seq') ?? '0');
     const seq = Number(meta.get('seq') ?? '0');
-    if (this.state?.columnsId !== columnsId || this.state.seq > seq) {
+    if (this.state?.base !== base || this.state.seq < stored || this.state.seq > seq) {
       const loaded = this.load();
       if (!loaded) return null;
-      this.state = { ...loaded, columnsId, seq: Number(meta.get('columns_seq') ?? '0') };
+      this.state = { ...loaded, base, seq: stored };
     }
-    if (this.state.seq < seq) this.state = { ...this.forward(this.state, seq), columnsId, seq };
+    if (this.state.seq < seq) this.state = { ...this.forward(this.state, seq), base, seq };
     return this.state;
   }
 
@@ -385,7 +390,7 @@ function moveWordBits(
 function prepare(db: DatabaseSync) {
   const st = (sql: string): StatementSync => db.prepare(sql);
   return {
-    meta: st("SELECT key, value FROM meta WHERE key IN ('columns_id', 'columns_seq', 'seq')"),
+    meta: st("SELECT key, value FROM meta WHERE key IN ('columns_base', 'columns_seq', 'seq')"),
     blobs: st('SELECT name, data FROM trend_columns'),
     changes: st('SELECT rid, added FROM live_changes WHERE seq > ? AND seq <= ? ORDER BY seq, added'),
     idBefore: st('SELECT rid FROM ads WHERE id < ? ORDER BY id DESC LIMIT 1'),

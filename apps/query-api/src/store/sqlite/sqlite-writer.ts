@@ -5,7 +5,9 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
+import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
+import { LiveColumns } from './live-columns';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
 import { applyPragmasForWriting, BASE_TABLES, SCHEMA_VERSION, SECONDARY_INDEXES } from './schema';
 
@@ -20,9 +22,19 @@ export class SqliteWriter implements AdStoreWriter {
   private statements: ReturnType<typeof prepare>;
   private entities: EntityRecords;
 
+  /** The columns as readers bring them forward, for checkpoints (created on the first one). */
+  private live: LiveColumns | null = null;
+  /** Live changes logged since the columns were last stored. */
+  private changesSinceCheckpoint: number;
+
+  /**
+   * `checkpointEvery`: after this many logged live changes (rows removed or added) the columns are stored again and
+   * the log before them dropped, so a reader that starts (or restarts after a crash) replays at most about that many.
+   */
   constructor(
     readonly file: string,
     private readonly rollupOptions: RollupOptions = DEFAULT_ROLLUP_OPTIONS,
+    private readonly checkpointEvery = 200_000,
   ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
@@ -32,6 +44,7 @@ export class SqliteWriter implements AdStoreWriter {
     if (version?.value !== SCHEMA_VERSION) this.dropAll();
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
+    this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
   }
 
   async size(): Promise<number> {
@@ -122,7 +135,33 @@ export class SqliteWriter implements AdStoreWriter {
       this.db.exec('ROLLBACK');
       throw new Error('applying a live batch to SQLite failed', { cause: error });
     }
+    this.changesSinceCheckpoint += result.added + 2 * result.replaced;
+    if (this.changesSinceCheckpoint >= this.checkpointEvery) this.checkpoint();
     return result;
+  }
+
+  /**
+   * Stores the columns and word bitsets as of the last live batch, and drops the change log up to it. Readers keep the
+   * columns they brought forward (same base); one that starts later loads these and replays only what follows.
+   */
+  checkpoint(): void {
+    const current = (this.live ??= new LiveColumns(this.db)).current();
+    const seq = this.meta('seq') ?? '0';
+    if (!current) return;
+    const insert = this.db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
+    this.db.exec('BEGIN');
+    try {
+      this.db.exec('DELETE FROM trend_columns');
+      for (const [name, data] of encodeAdColumns(current.columnar.cols)) insert.run(name, data);
+      for (const [word, bits] of current.wordBits) insert.run(WORD_BITS_PREFIX + word, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
+      this.db.prepare('DELETE FROM live_changes WHERE seq <= ?').run(Number(seq));
+      this.setMeta('columns_seq', seq);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw new Error('storing the columns failed', { cause: error });
+    }
+    this.changesSinceCheckpoint = 0;
   }
 
   /** Seconds per step of the last finish(), for the ingest summary and the benchmark. */
@@ -137,15 +176,19 @@ export class SqliteWriter implements AdStoreWriter {
     step('indexes', () => this.db.exec(SECONDARY_INDEXES));
     step('rollups', () => buildRollups(this.db, this.timings, this.rollupOptions));
     step('analyze', () => this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;'));
-    // The columns now hold every row up to the current sequence number; readers reload them (a new columns id).
+    // The columns now hold every row up to the current sequence number; readers reload them (a new base).
     this.setMeta('columns_seq', this.meta('seq') ?? '0');
-    this.setMeta('columns_id', newGeneration());
+    this.setMeta('columns_base', newGeneration());
+    this.changesSinceCheckpoint = 0;
     this.setMeta('generation', newGeneration());
     step('checkpoint', () => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
+  /** Stores the columns first when live batches changed them, so the next start replays nothing. */
   async close(): Promise<void> {
-    if (this.db.isOpen) this.db.close();
+    if (!this.db.isOpen) return;
+    if (this.changesSinceCheckpoint > 0) this.checkpoint();
+    this.db.close();
   }
 
   private meta(key: string): string | null {

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { AdRecord } from '../../../src/store/ad-store.port';
+import { SqliteLiveWriter } from '../../../src/store/sqlite/sqlite-live-writer';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { describeStoreContract } from '../store.contract';
@@ -21,9 +23,12 @@ async function offline(dir: string, records: AdRecord[]) {
   return file;
 }
 
-/** A store loaded with `first`, then fed `batches` live; readers may be open (and reading) while it is fed. */
-async function live(file: string, first: AdRecord[], batches: AdRecord[][], between?: () => Promise<void>) {
-  const writer = new SqliteWriter(file, EVERY_WORD);
+/**
+ * A store loaded with `first`, then fed `batches` live; readers may be open (and reading) while it is fed. The columns
+ * are stored again every `checkpointEvery` changes.
+ */
+async function live(file: string, first: AdRecord[], batches: AdRecord[][], between?: () => Promise<void>, checkpointEvery?: number) {
+  const writer = new SqliteWriter(file, EVERY_WORD, checkpointEvery);
   await writer.write(first);
   await writer.finish();
   const totals = { added: 0, replaced: 0, unchanged: 0, rejected: 0 };
@@ -50,19 +55,31 @@ describe('live batches give the answers of one offline load', () => {
     const { firstLoad, batches, finalRecords } = liveSightings(3_000);
     const expected = new SqliteStore({ file: await offline(dir, finalRecords), workers: 0 });
     const file = join(dir, 'live.sqlite');
-    // A reader that follows every batch (its columns are brought forward batch by batch), and one that only reads at the end.
+    // A reader that follows every batch (its columns are brought forward batch by batch, across the writer's
+    // checkpoints), one that starts halfway (it loads a checkpoint and replays what follows), and one that only reads
+    // at the end (after the writer closed: everything stored, nothing to replay).
     const following = { store: null as SqliteStore | null };
-    const totals = await live(file, firstLoad, batches, async () => {
-      following.store ??= new SqliteStore({ file, workers: 0 });
-      await following.store.searchAds({ filter: { country: 'US' }, sort: 'date', order: 'desc', limit: 5 });
-      await following.store.trends({
-        dimension: 'geo',
-        filter: {},
-        window: { from: '2026-01-01', to: '2026-12-31' },
-        previous: { from: '2025-01-01', to: '2025-12-31' },
-        limit: 5,
-      });
-    });
+    const halfway = { store: null as SqliteStore | null, batches: 0 };
+    const totals = await live(
+      file,
+      firstLoad,
+      batches,
+      async () => {
+        if (++halfway.batches === Math.floor(batches.length / 2)) halfway.store = new SqliteStore({ file, workers: 0 });
+        following.store ??= new SqliteStore({ file, workers: 0 });
+        for (const store of [following.store, halfway.store]) {
+          await store?.searchAds({ filter: { country: 'US' }, sort: 'date', order: 'desc', limit: 5 });
+          await store?.trends({
+            dimension: 'geo',
+            filter: {},
+            window: { from: '2026-01-01', to: '2026-12-31' },
+            previous: { from: '2025-01-01', to: '2025-12-31' },
+            limit: 5,
+          });
+        }
+      },
+      1_000,
+    );
     expect(totals.added).toBe(3_000 - firstLoad.length);
     expect(totals.unchanged).toBe(20);
     expect(totals.rejected).toBe(0);
@@ -70,8 +87,9 @@ describe('live batches give the answers of one offline load', () => {
     try {
       expect(await firstDifference(expected, following.store as SqliteStore, finalRecords)).toBeNull();
       expect(await firstDifference(expected, late, finalRecords)).toBeNull();
+      expect(await firstDifference(expected, halfway.store as SqliteStore, finalRecords)).toBeNull();
     } finally {
-      await Promise.all([expected.close(), late.close(), following.store?.close()]);
+      await Promise.all([expected.close(), late.close(), following.store?.close(), halfway.store?.close()]);
     }
   }, 120_000);
 });
@@ -99,3 +117,33 @@ describeStoreContract('sqlite, built by live batches', loadLive(0));
 describeStoreContract('sqlite, built by live batches, worker threads', loadLive(2));
 
 it('the fixture has more ads than the live contract loads first', () => expect(FIXTURE_RECORDS.length).toBeGreaterThan(7));
+
+describe("the serving process's live writer (its own thread)", () => {
+  const WRITER_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'dist', 'apps', 'query-api', 'sqlite-writer-worker.js');
+
+  it('applies batches in order while worker threads read, and stores the columns when closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'query-live-writer-'));
+    const file = join(dir, 'ads.sqlite');
+    const store = new SqliteStore({ file, workers: 2, workerScript: WORKER_SCRIPT });
+    const writer = new SqliteLiveWriter(file, WRITER_SCRIPT);
+    try {
+      const [first, ...rest] = FIXTURE_RECORDS;
+      // The first batch into a store never finished is loaded in full; later ones are live batches.
+      expect(await writer.apply([first as AdRecord])).toEqual({ added: 1, replaced: 0, unchanged: 0, rejected: [] });
+      const results = await Promise.all([writer.apply(rest), writer.apply([{ ...(first as AdRecord), status_today: 'inactive' }])]);
+      expect(results.map(({ added, replaced, unchanged }) => ({ added, replaced, unchanged }))).toEqual([
+        { added: rest.length, replaced: 0, unchanged: 0 },
+        { added: 0, replaced: 1, unchanged: 0 },
+      ]);
+      expect((await store.countAds({}, 1_000)).total).toBe(FIXTURE_RECORDS.length);
+      expect((await store.getAd((first as AdRecord).id))?.status_today).toBe('inactive');
+      await writer.close();
+      const db = new DatabaseSync(file, { readOnly: true });
+      expect(db.prepare('SELECT count(*) AS n FROM live_changes').get()).toEqual({ n: 0 });
+      db.close();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
