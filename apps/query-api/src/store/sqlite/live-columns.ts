@@ -4,6 +4,7 @@ import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { ColumnarAds, lowerBound } from './columnar-search';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
+import { ADDED, REMOVED, UPDATED } from './schema';
 
 /** The columns a reader answers from, with the word bitsets over the same positions. */
 export interface ColumnsState {
@@ -18,7 +19,7 @@ interface Versioned extends ColumnsState {
   seq: number;
 }
 
-/** An ad a live batch added, as the columns take it. */
+/** An ad a live batch added or changed in place, as the columns take it. */
 interface AddedAd {
   row: AdRow;
   first: number;
@@ -34,9 +35,10 @@ const CHUNK = 500;
 
 /**
  * A reader's ad columns, kept current with the live batches. The stored columns (`trend_columns`) are as of
- * `meta.columns_seq`; each live batch after it logged the rows it removed and added (`live_changes`). On a read, the
- * columns are brought forward over the batches they have not seen: removed positions drop out, added ads are merged in
- * at their (first_seen, id) place, dictionaries grow, word bitsets follow. The work is a few linear passes over
+ * `meta.columns_seq`; each live batch after it logged the rows it removed, added and changed in place (`live_changes`).
+ * On a read, the columns are brought forward over the batches they have not seen: removed positions drop out, added
+ * ads are merged in at their (first_seen, id) place, changed ones take their new values where they stand,
+ * dictionaries grow, word bitsets follow. The work is a few linear passes over
  * typed arrays plus the batch's own rows: no SQL scan of the store. Call inside a read transaction, so the columns
  * and every other read of the call see the same batches.
  */
@@ -83,13 +85,15 @@ export class LiveColumns {
   private forward(state: Versioned, seq: number): ColumnsState {
     const old = state.columnar;
     const cols = old.cols;
-    const changes = this.s.changes.all(state.seq, seq) as { rid: number; added: number }[];
+    const changes = this.s.changes.all(state.seq, seq) as { rid: number; change: number }[];
     const removed = new Uint8Array(cols.n);
     let removedCount = 0;
     const addedRids: number[] = [];
-    for (const { rid, added } of changes) {
-      if (added) addedRids.push(rid);
-      else {
+    const updatedRids = new Set<number>();
+    for (const { rid, change } of changes) {
+      if (change === ADDED) addedRids.push(rid);
+      else if (change === UPDATED) updatedRids.add(rid);
+      else if (change === REMOVED) {
         // A row added and removed again within these batches was never in the columns.
         const p = old.positionOf(rid);
         if (p >= 0 && !removed[p]) {
@@ -98,9 +102,20 @@ export class LiveColumns {
         }
       }
     }
-    const added = this.addedAds(addedRids);
+    const added = this.rowsOf(addedRids, true);
     const rankOf = this.rankIds(old, removed, added);
     added.sort((a, b) => a.first - b.first || a.rank - b.rank);
+    // Rows changed in place keep their position and rank (rows added in these batches are read whole above).
+    const updated = this.rowsOf(
+      [...updatedRids].filter((rid) => old.positionOf(rid) >= 0 && !removed[old.positionOf(rid)]),
+      false,
+    );
+    const updatedAt = new Int32Array(cols.n).fill(-1);
+    updated.forEach((ad, i) => {
+      const p = old.positionOf(ad.row.rid);
+      updatedAt[p] = i;
+      ad.rank = rankOf[p] ?? 0;
+    });
 
     // The new order: surviving positions (already in (first, id) order) merged with the added ads.
     const n = cols.n - removedCount + added.length;
@@ -123,7 +138,7 @@ export class LiveColumns {
       }
     }
 
-    const dicts = extendDictionaries(old, added);
+    const dicts = extendDictionaries(old, [...added, ...updated]);
     const hosts = this.mergeHosts(cols.dicts.hostsReversed, added);
     const pick = <A extends Int32Array | Uint8Array | Float64Array>(
       make: new (length: number) => A,
@@ -134,10 +149,12 @@ export class LiveColumns {
       const out = new make(n);
       for (let at = 0; at < n; at++) {
         const from = source[at] ?? 0;
-        if (from >= 0) {
+        const ad = from >= 0 ? updated[updatedAt[from] ?? -1] : added[-from - 1];
+        if (ad) out[at] = valueOf(ad);
+        else {
           const v = column[from] ?? 0;
           out[at] = map ? map(v) : v;
-        } else out[at] = valueOf(added[-from - 1] as AddedAd);
+        }
       }
       return out;
     };
@@ -145,16 +162,19 @@ export class LiveColumns {
     const csr = (offsets: Int32Array, values: Uint16Array, valuesOf: (ad: AddedAd) => number[]) => {
       const off = new Int32Array(n + 1);
       let total = 0;
+      const adAt = (from: number) => (from >= 0 ? updated[updatedAt[from] ?? -1] : added[-from - 1]);
       for (let at = 0; at < n; at++) {
         const from = source[at] ?? 0;
-        total += from >= 0 ? (offsets[from + 1] ?? 0) - (offsets[from] ?? 0) : valuesOf(added[-from - 1] as AddedAd).length;
+        const ad = adAt(from);
+        total += ad ? valuesOf(ad).length : (offsets[from + 1] ?? 0) - (offsets[from] ?? 0);
         off[at + 1] = total;
       }
       const val = new Uint16Array(total);
       for (let at = 0; at < n; at++) {
         const from = source[at] ?? 0;
-        if (from >= 0) val.set(values.subarray(offsets[from] ?? 0, offsets[from + 1] ?? 0), off[at] ?? 0);
-        else val.set(valuesOf(added[-from - 1] as AddedAd), off[at] ?? 0);
+        const ad = adAt(from);
+        if (ad) val.set(valuesOf(ad), off[at] ?? 0);
+        else val.set(values.subarray(offsets[from] ?? 0, offsets[from + 1] ?? 0), off[at] ?? 0);
       }
       return { off, val };
     };
@@ -182,12 +202,12 @@ export class LiveColumns {
       host: cols.host ? pick(Int32Array, cols.host, (ad) => hosts.rankOf(ad.row.host_rev), hosts.remap) : null,
       dicts: { ...dicts.dicts, hostsReversed: hosts.sorted },
     };
-    this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, added));
+    this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]));
     return { columnar: new ColumnarAds(next, dicts.codes), wordBits: moveWordBits(state.wordBits, n, newPosition, added, addedPosition) };
   }
 
-  /** The added rows that still exist (a later batch may have replaced one), with their words. */
-  private addedAds(rids: number[]): AddedAd[] {
+  /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */
+  private rowsOf(rids: number[], withWords: boolean): AddedAd[] {
     const out: AddedAd[] = [];
     for (let i = 0; i < rids.length; i += CHUNK) {
       const chunk = rids.slice(i, i + CHUNK);
@@ -195,8 +215,9 @@ export class LiveColumns {
         .prepare(`SELECT ${AD_ROW_COLUMNS}, d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.rid IN (${chunk.map(() => '?').join(',')})`)
         .all(...chunk) as unknown as (AdRow & { doc: string })[];
       for (const { doc, ...row } of rows) {
-        const text = JSON.parse(doc) as { title: string; body: string; landing_url: string };
-        out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) });
+        const text = withWords ? (JSON.parse(doc) as { title: string; body: string; landing_url: string }) : null;
+        const adWords = text ? new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) : new Set<string>();
+        out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: adWords });
       }
     }
     return out;
@@ -392,7 +413,7 @@ function prepare(db: DatabaseSync) {
   return {
     meta: st("SELECT key, value FROM meta WHERE key IN ('columns_base', 'columns_seq', 'seq')"),
     blobs: st('SELECT name, data FROM trend_columns'),
-    changes: st('SELECT rid, added FROM live_changes WHERE seq > ? AND seq <= ? ORDER BY seq, added'),
+    changes: st('SELECT rid, change FROM live_changes WHERE seq > ? AND seq <= ? ORDER BY seq, change'),
     idBefore: st('SELECT rid FROM ads WHERE id < ? ORDER BY id DESC LIMIT 1'),
     entity: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
   };

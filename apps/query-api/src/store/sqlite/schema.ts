@@ -9,7 +9,7 @@ import type { DatabaseSync } from 'node:sqlite';
  * rows each live batch removed and added since then (live-columns.ts brings the columns forward with it).
  */
 /** Bumped whenever the layout changes: a store written by another version is emptied and reloaded. */
-export const SCHEMA_VERSION = '3';
+export const SCHEMA_VERSION = '4';
 
 export const BASE_TABLES = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -72,9 +72,14 @@ CREATE TABLE IF NOT EXISTS entity_facets (
   n INTEGER NOT NULL,
   PRIMARY KEY (kind, id, facet, key)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS live_changes (seq INTEGER NOT NULL, rid INTEGER NOT NULL, added INTEGER NOT NULL, PRIMARY KEY (seq, rid, added)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live_changes (seq INTEGER NOT NULL, rid INTEGER NOT NULL, change INTEGER NOT NULL, PRIMARY KEY (seq, rid, change)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS trend_columns (name TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
 `;
+
+/** What `live_changes.change` says of a row: taken out, put in, or changed in place (same rid and position). */
+export const REMOVED = 0;
+export const ADDED = 1;
+export const UPDATED = 2;
 
 /** Secondary indexes: created after a bulk load (faster than maintaining them row by row). */
 export const SECONDARY_INDEXES = `

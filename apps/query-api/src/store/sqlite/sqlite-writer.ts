@@ -9,7 +9,7 @@ import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
 import { LiveColumns } from './live-columns';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
-import { applyPragmasForWriting, BASE_TABLES, SCHEMA_VERSION, SECONDARY_INDEXES } from './schema';
+import { ADDED, applyPragmasForWriting, BASE_TABLES, REMOVED, SCHEMA_VERSION, SECONDARY_INDEXES, UPDATED } from './schema';
 
 /**
  * The ingest side of the SQLite store, its single writer. A bulk load writes batches, then finish() rebuilds every
@@ -113,18 +113,25 @@ export class SqliteWriter implements AdStoreWriter {
     try {
       for (const ad of batch) {
         const content = contentDigest(ad);
-        const old = s.findRow.get(ad.id) as (AdRow & { content: string }) | undefined;
+        const old = s.findRow.get(ad.id) as (AdRow & { content: string; doc: string }) | undefined;
         if (old?.content === content) {
           result.unchanged++;
           continue;
         }
-        if (old) {
+        if (old && this.seenAgain(old, ad, content)) {
+          eachFacet(facetSourceOf(old), -1, changes.add);
+          s.logChange.run(seq, old.rid, UPDATED);
+          result.replaced++;
+        } else if (old) {
           eachFacet(facetSourceOf(old), -1, changes.add);
           this.remove(old.rid);
-          s.logChange.run(seq, old.rid, 0);
+          s.logChange.run(seq, old.rid, REMOVED);
+          s.logChange.run(seq, this.insert(ad, content), ADDED);
           result.replaced++;
-        } else result.added++;
-        s.logChange.run(seq, this.insert(ad, content), 1);
+        } else {
+          s.logChange.run(seq, this.insert(ad, content), ADDED);
+          result.added++;
+        }
         eachFacet(facetSourceOfRecord(ad), 1, changes.add);
       }
       this.entities.applyChanges(changes);
@@ -138,6 +145,60 @@ export class SqliteWriter implements AdStoreWriter {
     this.changesSinceCheckpoint += result.added + 2 * result.replaced;
     if (this.changesSinceCheckpoint >= this.checkpointEvery) this.checkpoint();
     return result;
+  }
+
+  /**
+   * A re-sighting of the same ad in place: when only what a sighting moves changed (status, last seen, activity,
+   * popularity, impressions, countries, categories, languages, media, names), the row keeps its id and its place in
+   * the columns, and only the changed columns and lists are rewritten (not the text index). Returns false, changing
+   * nothing, when the ad changed more (its text, first_seen_date, platform, advertiser, webmaster, app, creative or
+   * landing host): it is then removed and inserted again.
+   */
+  private seenAgain(old: AdRow & { doc: string }, ad: AdRecord, content: string): boolean {
+    const text = JSON.parse(old.doc) as { title: string; body: string; landing_url: string };
+    const same =
+      text.title === ad.title &&
+      text.body === ad.body &&
+      text.landing_url === ad.landing_url &&
+      old.first_seen === ad.first_seen_date &&
+      old.platform === ad.platform_name &&
+      old.advertiser_id === ad.advertiser_id &&
+      old.webmaster_id === ad.webmaster_id &&
+      old.app_id === ad.app_id &&
+      old.creative_id === ad.creative_id &&
+      old.creative_format === ad.creative_format &&
+      old.host === ad.landing_domain;
+    if (!same) return false;
+    const s = this.statements;
+    s.updateAd.run(ad.status_today, ad.last_seen_date, ad.days_active, ad.activity_days_amount, ad.popularity, ad.impressions, old.rid);
+    s.updateDoc.run(...this.docValues(ad, content), old.rid);
+    const lists: [string, string[], StatementSync, StatementSync][] = [
+      [old.countries, ad.countries, s.deleteCountries, s.insertCountry],
+      [old.categories, ad.categories, s.deleteCategories, s.insertCategory],
+      [old.languages, ad.languages, s.deleteLanguages, s.insertLanguage],
+    ];
+    for (const [was, now, remove, insert] of lists) {
+      if (was === now.join(',')) continue;
+      remove.run(old.rid);
+      for (const v of new Set(now)) insert.run(old.rid, v);
+    }
+    return true;
+  }
+
+  /** ad_docs' values after its rid, in column order (insertDoc and updateDoc). */
+  private docValues(ad: AdRecord, content: string) {
+    return [
+      ad.countries.join(','),
+      ad.categories.join(','),
+      ad.languages.join(','),
+      ad.advertiser_name,
+      ad.advertiser_account_id,
+      ad.webmaster_name,
+      ad.app ? JSON.stringify(ad.app) : null,
+      ad.creative_title,
+      JSON.stringify(toStoredDoc(ad)),
+      content,
+    ] as const;
   }
 
   /**
@@ -221,20 +282,7 @@ export class SqliteWriter implements AdStoreWriter {
       ad.creative_format,
     );
     const rid = Number(lastInsertRowid);
-    s.insertDoc.run(
-      rid,
-      ad.landing_domain,
-      ad.countries.join(','),
-      ad.categories.join(','),
-      ad.languages.join(','),
-      ad.advertiser_name,
-      ad.advertiser_account_id,
-      ad.webmaster_name,
-      ad.app ? JSON.stringify(ad.app) : null,
-      ad.creative_title,
-      JSON.stringify(toStoredDoc(ad)),
-      content,
-    );
+    s.insertDoc.run(rid, ad.landing_domain, ...this.docValues(ad, content));
     for (const v of new Set(ad.countries)) s.insertCountry.run(rid, v);
     for (const v of new Set(ad.categories)) s.insertCategory.run(rid, v);
     for (const v of new Set(ad.languages)) s.insertLanguage.run(rid, v);
@@ -323,8 +371,12 @@ function prepare(db: DatabaseSync) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     insertDoc: st(`INSERT INTO ad_docs (rid, host, countries, categories, languages, advertiser_name, advertiser_account,
       webmaster_name, app_doc, creative_title, doc, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    findRow: st(`SELECT ${AD_ROW_COLUMNS}, d.content FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`),
-    logChange: st('INSERT INTO live_changes (seq, rid, added) VALUES (?, ?, ?)'),
+    findRow: st(`SELECT ${AD_ROW_COLUMNS}, d.content, d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`),
+    updateAd: st('UPDATE ads SET status = ?, last_seen = ?, days_active = ?, activity_days = ?, popularity = ?, impressions = ? WHERE rid = ?'),
+    updateDoc: st(`UPDATE ad_docs SET countries = ?, categories = ?, languages = ?, advertiser_name = ?, advertiser_account = ?,
+      webmaster_name = ?, app_doc = ?, creative_title = ?, doc = ?, content = ? WHERE rid = ?`),
+    // OR IGNORE: an ad seen twice in one batch is changed in place twice, and logged once.
+    logChange: st('INSERT OR IGNORE INTO live_changes (seq, rid, change) VALUES (?, ?, ?)'),
     getMeta: st('SELECT value FROM meta WHERE key = ?'),
     setMeta: st('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     insertCountry: st('INSERT INTO ad_countries (rid, value) VALUES (?, ?)'),
