@@ -11,18 +11,38 @@ import {
   bulkRoundFrom,
   DEFAULT_BACKOFF,
 } from './queries/bulk.query';
+import { chunks } from './queries/live.query';
+
+export interface BulkSendOptions {
+  /** Named in errors. */
+  operation: string;
+  policy?: BackoffPolicy | undefined;
+  /** Item statuses that count as done (see bulkRoundFrom). */
+  tolerated?: readonly number[];
+}
 
 /**
- * Sends bulk actions with backpressure. A 429 (the whole request, or single items: the cluster's write queue is
- * full) is sent again after an exponential, jittered pause, only the throttled items, up to `policy.retries` times;
- * then the call fails as `unavailable`, so the caller keeps its batch and retries it later instead of losing it.
+ * Sends bulk actions with backpressure, in requests of at most LIVE_CHUNK actions. A 429 (the whole request, or
+ * single items: the cluster's write queue is full) is sent again after an exponential, jittered pause, only the
+ * throttled items, up to `policy.retries` times; then the call fails as `unavailable`, so the caller keeps its batch
+ * and retries it later instead of losing it.
  * Any other refused item comes back as a failure with Elasticsearch's reason (nothing is dropped silently); any
  * other failed request throws the typed error of es-client.ts.
  */
 export async function sendBulk(
   client: Client,
   actions: readonly BulkAction[],
-  options: { operation: string; policy?: BackoffPolicy; tolerated?: readonly number[] },
+  options: BulkSendOptions,
+): Promise<BulkItemFailure[]> {
+  const failed: BulkItemFailure[] = [];
+  for (const part of chunks(actions)) failed.push(...(await sendWithRetries(client, part, options)));
+  return failed;
+}
+
+async function sendWithRetries(
+  client: Client,
+  actions: readonly BulkAction[],
+  options: BulkSendOptions,
 ): Promise<BulkItemFailure[]> {
   const policy = options.policy ?? DEFAULT_BACKOFF;
   const failed: BulkItemFailure[] = [];

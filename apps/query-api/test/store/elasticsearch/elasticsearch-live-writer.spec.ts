@@ -209,6 +209,13 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     await expect(writer().apply([record('ad_01')])).rejects.toMatchObject({ code: 'internal' });
   });
 
+  it('splits a large batch into bulk requests of at most 1,000 actions', async () => {
+    const seen = cluster({ withAds: ['adv_acme'] });
+    const batch = Array.from({ length: 1_001 }, (_, i) => record('ad_01', { id: `n${i}` }));
+    await expect(writer().apply(batch)).resolves.toMatchObject({ added: 1_001 });
+    expect(seen.bulks.filter(isAdBulk).map((call) => call.actions.length)).toEqual([1_000, 1]);
+  });
+
   it('creates generation 0 of each entity kind with its alias when no offline load made one', async () => {
     const seen = cluster({ aliases: false });
     await writer().apply([]);
