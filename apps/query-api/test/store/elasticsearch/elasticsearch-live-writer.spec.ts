@@ -5,27 +5,18 @@
  * sends. The same path runs against a real cluster in the equivalence check of elasticsearch.contract.spec.ts when
  * ES_URL is set.
  */
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client } from '@elastic/elasticsearch';
 import Mock from '@elastic/elasticsearch-mock';
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import { toAdDocument } from '../../../src/store/elasticsearch/ad-document';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { FIXTURE_RECORDS } from '../store-fixture';
+import { responseError } from './es-mock';
 
 const mock = new Mock();
 const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
 /** Pauses of 0-2 ms: the retry schedule itself is pinned in queries/live.query.spec.ts. */
 const writer = () => new ElasticsearchAdStoreWriter(client, 'adi', false, { backoff: { retries: 2, baseMs: 1, maxMs: 2 } });
-
-function responseError(statusCode: number, type: string) {
-  return new errors.ResponseError({
-    body: { error: { type, reason: type }, status: statusCode },
-    statusCode,
-    headers: {},
-    warnings: null,
-    meta: {} as never,
-  });
-}
 
 const record = (id: string, overrides: Partial<AdRecord> = {}): AdRecord => {
   const found = FIXTURE_RECORDS.find((r) => r.id === id);
