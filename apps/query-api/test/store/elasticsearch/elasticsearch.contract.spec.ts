@@ -12,7 +12,7 @@ import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/ela
 import { createElasticsearchClient, elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
 import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { indexTemplates } from '../../../src/store/elasticsearch/mappings';
-import { expectSameAnswers, liveSightings } from './live-equivalence';
+import { expectSameAnswers, movingSightings } from './live-equivalence';
 
 const esUrl = process.env['ES_URL'];
 
@@ -53,7 +53,7 @@ if (esUrl) {
   describeStoreContract('elasticsearch', (records) => openStore(load(records)));
 
   describe('live apply against the offline load: elasticsearch', () => {
-    const sightings = liveSightings();
+    const sightings = movingSightings();
     const opened: StoreUnderTest[] = [];
     const open = async (fill: (writer: ElasticsearchAdStoreWriter) => Promise<void>) => {
       const subject = await openStore(fill);

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
-import { expectSameAnswers, liveSightings } from './live-equivalence';
+import { expectSameAnswers, movingSightings } from './live-equivalence';
 
-const sightings = liveSightings();
+const sightings = movingSightings();
 const dir = mkdtempSync(join(tmpdir(), 'query-equivalence-'));
 const stores: SqliteStore[] = [];
 

@@ -8,6 +8,7 @@
 import { AD_SORTS, BREAKDOWN_FIELDS, PLATFORMS, AD_STATUSES, SORT_ORDERS, TREND_DIMENSIONS } from '@adintel/contracts';
 import { type AdLine, toAdRecord } from '../../../src/ingest/ad-line';
 import type { AdFilter, AdRecord, AdStore, SortKey } from '../../../src/store/ad-store.port';
+import { addDays, dayNumber, words } from '../../../src/store/text';
 import { FIXTURE_LINES } from '../store-fixture';
 
 export interface StorePair {
@@ -26,16 +27,13 @@ export interface LiveSightings {
   versions: AdRecord[];
 }
 
-const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
-
 /**
  * Three versions of each ad: its first sighting (seen one day, one country, active, a tenth of its impressions),
  * a middle re-sighting, and the final line. Some first sightings differ in what keys entities: ad_02 is first seen
  * in December (its first_seen_date then moves to January: another monthly index), ad_04 first belongs to another
  * advertiser, ad_09 to a creative and a webmaster that no final ad has (so they must disappear).
  */
-export function liveSightings(lines: readonly AdLine[] = FIXTURE_LINES): LiveSightings {
+export function movingSightings(lines: readonly AdLine[] = FIXTURE_LINES): LiveSightings {
   const firstOverrides: Record<string, Partial<AdLine>> = {
     ad_02: { first_seen_date: '2025-12-30' },
     ad_04: { advertiser: { id: 'adv_acme', name: 'Acme Shop Ltd', account_id: 'fb-acme' } },
@@ -52,7 +50,7 @@ export function liveSightings(lines: readonly AdLine[] = FIXTURE_LINES): LiveSig
       popularity: line.popularity / 2,
       ...firstOverrides[line.id],
     };
-    const span = daysBetween(line.first_seen_date, line.last_seen_date);
+    const span = dayNumber(line.last_seen_date) - dayNumber(line.first_seen_date);
     const middle: AdLine = {
       ...line,
       last_seen_date: addDays(line.first_seen_date, Math.floor(span / 2)),
@@ -93,9 +91,7 @@ function filtersOf(records: readonly AdRecord[]): Record<string, AdFilter> {
   add('creative', distinct(records.map((r) => r.creative_id)), (creativeId) => ({ creativeId }));
   add('app', distinct(records.map((r) => r.app_id)), (appId) => ({ appId }));
   add('domain', distinct(records.flatMap((r) => [r.landing_domain, r.registrable_domain])), (landingDomain) => ({ landingDomain }));
-  add('word', distinct(records.flatMap((r) => r.title.toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter(Boolean)).slice(0, 12), (word) => ({
-    words: [word],
-  }));
+  add('word', distinct(records.flatMap((r) => words(r.title))).slice(0, 12), (word) => ({ words: [word] }));
   const dates = distinct(records.flatMap((r) => [r.first_seen_date, r.last_seen_date]));
   for (const [i, from] of dates.entries()) {
     const to = dates[Math.min(dates.length - 1, i + 3)] ?? from;
@@ -166,7 +162,7 @@ export async function storeAnswers(store: AdStore, records: readonly AdRecord[])
   for (const id of distinct(records.map((r) => r.registrable_domain))) answers[`domain ${id}`] = await store.getDomain(id);
   for (const id of distinct(records.map((r) => r.app_id))) answers[`app ${id}`] = await store.getApp(id);
   const names = records.flatMap((r) => [r.advertiser_name, r.webmaster_name, r.creative_title, r.registrable_domain, r.app?.name]);
-  const firstWords = distinct(names.map((name) => name?.toLowerCase().split(/[^\p{L}\p{N}]+/u)[0]));
+  const firstWords = distinct(names.map((name) => words(name ?? '')[0]));
   for (const q of [undefined, ...firstWords]) {
     const query = { limit: 2, ...(q ? { q } : {}) };
     answers[`advertisers q=${q}`] = await store.searchAdvertisers({ ...query, limit: 100 });
