@@ -178,7 +178,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     const refusedIds = new Set(refused.map((failure) => failure.action.id));
     // A moved ad's old copy goes only once its new version is written: a refused write keeps the old one readable.
     const stale = deleteActions(plan.stale.filter((copy) => !refusedIds.has(copy.id)));
-    const staleFailures = await sendBulk(this.client, stale, { operation: 'delete moved ads', policy: this.options.backoff, tolerated: [404] });
+    const staleFailures = await sendBulk(this.client, stale, { operation: 'delete moved ads', policy: this.options.backoff });
     if (staleFailures.length) throw this.refusedError('delete moved ads', staleFailures);
     if (plan.toIndex.length > refusedIds.size || stale.length) {
       await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
@@ -203,8 +203,12 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
       const found = new Set(documents.map((doc) => doc.id));
       const alias = this.names.entity(kind);
       const actions = entityActions(alias, documents, ids.filter((id) => !found.has(id)), version);
-      const failures = await sendBulk(this.client, actions, { operation: `upsert ${kind}`, policy: this.options.backoff, tolerated: [404, 409] });
-      if (failures.length) throw this.refusedError(`upsert ${kind}`, failures);
+      const failures = await sendBulk(this.client, actions, { operation: `upsert ${kind}`, policy: this.options.backoff, tolerated: [409] });
+      if (failures.length) {
+        // The next batch checks the entity aliases again (they may have been removed under this writer).
+        this.entityIndicesReady = false;
+        throw this.refusedError(`upsert ${kind}`, failures);
+      }
       written.push(alias);
     }
     if (written.length) await this.call('refresh', () => this.client.indices.refresh({ index: written }));

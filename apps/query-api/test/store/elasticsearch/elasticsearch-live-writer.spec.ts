@@ -47,10 +47,11 @@ function cluster(options: {
   bulkAnswer?: (call: BulkCall, n: number) => Error | Status[];
   aliases?: boolean;
 }) {
-  const seen = { bulks: [] as BulkCall[], rollups: [] as Record<string, unknown>[], refreshed: [] as string[], created: [] as unknown[] };
+  const seen = { bulks: [] as BulkCall[], rollups: [] as Record<string, unknown>[], refreshed: [] as string[], created: [] as unknown[], aliasLookups: 0 };
   mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
   mock.add({ method: 'GET', path: '/_alias/:name' }, (params) => {
     const alias = String(params.path).split('/').pop() ?? '';
+    seen.aliasLookups++;
     return options.aliases === false ? responseError(404, 'aliases_not_found_exception') : { [`${alias}-20260101000000000`]: { aliases: { [alias]: {} } } };
   });
   mock.add({ method: 'PUT', path: '/:index' }, (params) => {
@@ -198,6 +199,26 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
       bulkAnswer: (call) => call.actions.map((a) => (a['index']?._index === 'adi-advertisers' ? { status: 400, type: 'strict_dynamic_mapping_exception', reason: 'x' } : 201)),
     });
     await expect(writer().apply([record('ad_01')])).rejects.toMatchObject({ code: 'internal' });
+  });
+
+  it('checks the entity aliases once, and again after an entity write failed for want of its alias', async () => {
+    let aliasGone = false;
+    const seen = cluster({
+      withAds: ['adv_acme'],
+      bulkAnswer: (call) =>
+        call.actions.map((a) =>
+          aliasGone && a['index']?._index === 'adi-advertisers' ? { status: 404, type: 'index_not_found_exception', reason: 'no such index [adi-advertisers]' } : 201,
+        ),
+    });
+    const live = writer();
+    await live.apply([record('ad_01')]);
+    await live.apply([record('ad_09')]);
+    expect(seen.aliasLookups).toBe(5);
+    aliasGone = true;
+    await expect(live.apply([record('ad_10')])).rejects.toMatchObject({ code: 'internal' });
+    aliasGone = false;
+    await live.apply([record('ad_10')]);
+    expect(seen.aliasLookups).toBe(10);
   });
 
   it('splits a large batch into bulk requests of at most 1,000 actions', async () => {

@@ -27,17 +27,18 @@ export interface BulkRound {
 
 /**
  * Sorts the items of a bulk response (one per action, in the order sent) into done, throttled (429) and
- * failed. `tolerated` statuses count as done: a delete of a document already gone (404), an entity write
- * that lost to a newer computation (409, see live.query.ts).
+ * failed. A delete of a document already gone (404) is done: it is gone as asked (any other 404, such as an
+ * index write to a missing alias, is a failure). `tolerated` statuses count as done too: an entity write that
+ * lost to a newer computation (409, see live.query.ts).
  */
 export function bulkRoundFrom(sent: readonly BulkAction[], response: estypes.BulkResponse, tolerated: readonly number[] = []): BulkRound {
   const round: BulkRound = { throttled: [], failed: [] };
   response.items.forEach((item, position) => {
     const action = sent[position];
-    const result = Object.values(item)[0];
+    const [type, result] = Object.entries(item)[0] ?? [];
     if (!action || !result) return;
     const status = result.status;
-    if ((status >= 200 && status < 300) || tolerated.includes(status)) return;
+    if ((status >= 200 && status < 300) || tolerated.includes(status) || (type === 'delete' && status === 404)) return;
     if (status === 429) round.throttled.push(action);
     else {
       const error = result.error;

@@ -134,12 +134,13 @@ export function deleteActions(copies: readonly { index: string; id: string }[]):
  * touched entities that no ad belongs to any more. `version` is the time the recomputation started, as an external
  * version: when two writers recompute the same entity, the one that started later saw every ad the earlier one saw
  * (each refreshes its ads before taking the time), and Elasticsearch refuses the older result with 409 instead of
- * letting it overwrite the newer.
+ * letting it overwrite the newer. `require_alias`: should the alias be gone (the indices cleared under a running
+ * writer), the write fails instead of creating a concrete index by the alias's name without the entity mapping.
  */
 export function entityActions(alias: string, documents: readonly EntityDocument<unknown>[], gone: readonly string[], version: number): BulkAction[] {
   const versioned = { version, version_type: 'external_gte' as const };
   return [
-    ...documents.map((doc) => ({ action: { index: { _index: alias, _id: doc.id, ...versioned } }, document: doc, id: doc.id })),
+    ...documents.map((doc) => ({ action: { index: { _index: alias, _id: doc.id, ...versioned, require_alias: true } }, document: doc, id: doc.id })),
     ...gone.map((id) => ({ action: { delete: { _index: alias, _id: id, ...versioned } }, id })),
   ];
 }

@@ -158,7 +158,7 @@ describe('bulk actions', () => {
   it('upserts entity records through the alias with the computation time as external version, and deletes the gone', () => {
     const doc: EntityDocument<unknown> = { id: 'adv_acme', name_suffixes: ['acme'], ads_total: 3, record: { id: 'adv_acme' } };
     expect(bulkOperations(entityActions('adi-advertisers', [doc], ['adv_gone'], 1_700_000_000_000))).toEqual([
-      { index: { _index: 'adi-advertisers', _id: 'adv_acme', version: 1_700_000_000_000, version_type: 'external_gte' } },
+      { index: { _index: 'adi-advertisers', _id: 'adv_acme', version: 1_700_000_000_000, version_type: 'external_gte', require_alias: true } },
       doc,
       { delete: { _index: 'adi-advertisers', _id: 'adv_gone', version: 1_700_000_000_000, version_type: 'external_gte' } },
     ]);
@@ -177,8 +177,9 @@ describe('bulk actions', () => {
 
 describe('bulk outcomes', () => {
   const action = (id: string): BulkAction => ({ action: { index: { _index: 'i', _id: id } }, document: { id }, id });
-  const sent = ['ok', 'busy', 'bad', 'gone', 'older', 'lost'].map(action);
-  const item = (status: number, error?: { type: string; reason: string }) => ({ index: { _index: 'i', status, ...(error ? { error } : {}) } });
+  const deletion = (id: string): BulkAction => ({ action: { delete: { _index: 'i', _id: id } }, id });
+  const sent = [action('ok'), action('busy'), action('bad'), deletion('gone'), action('older'), action('no alias'), action('lost')];
+  const item = (status: number, error?: { type: string; reason: string }, type = 'index') => ({ [type]: { _index: 'i', status, ...(error ? { error } : {}) } });
   const response = {
     took: 1,
     errors: true,
@@ -186,23 +187,26 @@ describe('bulk outcomes', () => {
       item(201),
       item(429, { type: 'es_rejected_execution_exception', reason: 'queue full' }),
       item(400, { type: 'mapper_parsing_exception', reason: 'failed to parse field [impressions]' }),
-      item(404),
+      item(404, undefined, 'delete'),
       item(409, { type: 'version_conflict_engine_exception', reason: 'newer version' }),
+      item(404, { type: 'index_not_found_exception', reason: 'no such index [adi-advertisers]' }),
     ],
   } as unknown as estypes.BulkResponse;
 
-  it('sorts items into throttled (to retry) and failed (with the reason); tolerated statuses count as done', () => {
-    const round = bulkRoundFrom(sent, response, [404, 409]);
+  it('sorts items into throttled (to retry) and failed (with the reason); a delete of the gone and tolerated statuses are done', () => {
+    const round = bulkRoundFrom(sent, response, [409]);
     expect(round.throttled.map((a) => a.id)).toEqual(['busy']);
     expect(round.failed.map((f) => [f.action.id, f.status, f.reason])).toEqual([
       ['bad', 400, 'mapper_parsing_exception: failed to parse field [impressions]'],
+      // A 404 on a write is no "already gone": the alias is missing.
+      ['no alias', 404, 'index_not_found_exception: no such index [adi-advertisers]'],
       // Fewer items than actions: the unanswered action is a failure, never silently lost.
       ['lost', 0, 'missing_item: the bulk response had no item for this action'],
     ]);
   });
 
-  it('without tolerated statuses, a 404 or 409 is a failure', () => {
-    expect(bulkRoundFrom(sent, response).failed.map((f) => f.action.id)).toEqual(['bad', 'gone', 'older', 'lost']);
+  it('without tolerated statuses, a 409 is a failure', () => {
+    expect(bulkRoundFrom(sent, response).failed.map((f) => f.action.id)).toEqual(['bad', 'older', 'no alias', 'lost']);
   });
 });
 
