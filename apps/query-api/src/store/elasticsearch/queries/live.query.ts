@@ -70,6 +70,10 @@ export interface BatchPlan {
 
 export type Outcome = 'added' | 'replaced' | 'unchanged';
 
+/** The stored copy with the latest last_seen_date (a copy left in an older month may be older). */
+const newest = (copies: readonly StoredCopy[]) =>
+  copies.reduce<StoredCopy | undefined>((best, c) => (!best || c.doc.last_seen_date > best.doc.last_seen_date ? c : best), undefined);
+
 /** The document as Elasticsearch hands it back (JSON: no undefined fields), to compare with a stored `_source`. */
 const asStored = (doc: AdDocument): AdDocument => JSON.parse(JSON.stringify(doc)) as AdDocument;
 
@@ -77,6 +81,10 @@ const asStored = (doc: AdDocument): AdDocument => JSON.parse(JSON.stringify(doc)
  * Classifies a batch against the store, in batch order: a record is `added` when its id is new, `replaced` when it
  * differs from the version before it, `unchanged` when identical. An id seen twice in a batch is written once, in its
  * last version (as if the records were applied one by one).
+ *
+ * A sighting older than the version held (an earlier last_seen_date) changes nothing and counts as `unchanged`:
+ * replicas share the stream, so a batch left pending by a replica that died can be applied after newer sightings
+ * of the same ads were; it must not take them back. Same day: the later record wins.
  */
 export function planBatch(names: IndexNames, batch: readonly AdRecord[], stored: ReadonlyMap<string, StoredCopy[]>): BatchPlan {
   const rejected: RejectedRow[] = [];
@@ -102,6 +110,11 @@ export function planBatch(names: IndexNames, batch: readonly AdRecord[], stored:
     const copies = stored.get(id) ?? [];
     touch(copy.doc);
     for (const old of copies) touch(old.doc);
+    const held = latest.get(id) ?? newest(copies);
+    if (held && held.doc.last_seen_date > copy.doc.last_seen_date) {
+      outcomes.set(id, [...(outcomes.get(id) ?? []), 'unchanged']);
+      continue;
+    }
     const before = latest.get(id) ?? copies.find((c) => c.index === copy.index) ?? copies[0];
     const outcome: Outcome = !before ? 'added' : before.index === copy.index && isDeepStrictEqual(before.doc, copy.doc) ? 'unchanged' : 'replaced';
     outcomes.set(id, [...(outcomes.get(id) ?? []), outcome]);

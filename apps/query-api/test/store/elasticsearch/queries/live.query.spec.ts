@@ -105,6 +105,21 @@ describe('planBatch: a batch against what the store holds', () => {
     expect(plan.toIndex).toEqual([{ index: 'adi-ads-2026.01', doc: expect.objectContaining({ last_seen_date: '2026-01-20' }) }]);
   });
 
+  it('a sighting older than the one held changes nothing, in the store or earlier in the batch', () => {
+    const held = record('ad_01');
+    const older = { ...held, last_seen_date: '2026-01-20', status_today: 'inactive' as const };
+    const sameDay = { ...held, impressions: held.impressions + 1 };
+    const plan = planBatch(names, [older, sameDay, older], store(storedAs(held)));
+    expect(plan.outcomes.get('ad_01')).toEqual(['unchanged', 'replaced', 'unchanged']);
+    expect(plan.toIndex).toEqual([{ index: 'adi-ads-2026.01', doc: expect.objectContaining({ impressions: held.impressions + 1, status_today: 'active' }) }]);
+    // A leftover copy in another month is older than the current one: the current one is what a sighting is compared with.
+    const moved = record('ad_02');
+    const leftover = storedAs({ ...moved, first_seen_date: '2025-12-30', last_seen_date: '2025-12-31' });
+    const late = planBatch(names, [{ ...moved, last_seen_date: '2026-01-05' }], store(leftover, storedAs(moved)));
+    expect(late.outcomes.get('ad_02')).toEqual(['unchanged']);
+    expect(late.toIndex).toEqual([]);
+  });
+
   it('a record without a usable first_seen_date is rejected with the reason and touches nothing', () => {
     const plan = planBatch(names, [{ ...record('ad_09'), first_seen_date: 'March' }], new Map());
     expect(plan.rejected).toEqual([{ line: 0, id: 'ad_09', reason: 'first_seen_date must be YYYY-MM-DD (got "March")' }]);
