@@ -10,6 +10,7 @@ import Mock from '@elastic/elasticsearch-mock';
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import { toAdDocument } from '../../../src/store/elasticsearch/ad-document';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
+import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { FIXTURE_RECORDS } from '../store-fixture';
 import { responseError } from './es-mock';
 
@@ -24,7 +25,7 @@ const record = (id: string, overrides: Partial<AdRecord> = {}): AdRecord => {
   return { ...found, ...overrides };
 };
 const stored = (r: AdRecord) => ({
-  _index: `adi-ads-${r.first_seen_date.slice(0, 4)}.${r.first_seen_date.slice(5, 7)}`,
+  _index: indexNames('adi').adsIndexFor(r.first_seen_date),
   _id: r.id,
   _source: JSON.parse(JSON.stringify(toAdDocument(r))) as unknown,
 });
@@ -37,7 +38,7 @@ interface BulkCall {
 type Status = number | { status: number; type: string; reason: string };
 
 /**
- * The double of the cluster: templates and aliases exist, `_search` answers the stored copies of the ids asked
+ * The double standing in for the Elasticsearch server (none can run here): templates and aliases exist, `_search` answers the stored copies of the ids asked
  * (the classification search) or one rollup bucket per touched entity that still has ads, and every `_bulk` is
  * recorded and answered by `bulkAnswer` (per call: an error for the whole request, or one status per action).
  */
