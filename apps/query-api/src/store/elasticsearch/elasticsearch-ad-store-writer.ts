@@ -1,10 +1,25 @@
 import type { Client } from '@elastic/elasticsearch';
+import { ServiceError } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { type AdDocument, toAdDocument } from './ad-document';
+import { sendBulk } from './bulk-sender';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
 import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames } from './index-names';
 import { indexTemplates } from './mappings';
+import type { BackoffPolicy, BulkItemFailure } from './queries/bulk.query';
 import type { EntityDocument } from './queries/entities.query';
+import {
+  adIndexActions,
+  type BatchPlan,
+  chunks,
+  deleteActions,
+  entityActions,
+  type EntityKeys,
+  planBatch,
+  type StoredCopy,
+  storedAdsRequest,
+  storedCopiesFrom,
+} from './queries/live.query';
 import { entityDocumentFrom, rollupPageFrom, rollupPageRequest } from './queries/rollups.query';
 
 const TOLERANT = { ignore_unavailable: true, allow_no_indices: true } as const;
@@ -14,16 +29,39 @@ export interface BulkOptions {
   flushBytes?: number;
   /** Bulk requests in flight (default 2: this machine has 2 cores shared with the cluster). */
   concurrency?: number;
+  /** Retries of 429s on the live path (default DEFAULT_BACKOFF of queries/bulk.query.ts). */
+  backoff?: BackoffPolicy;
 }
 
-/** Every item ES refused, with its id and the reason, as the ingest summary reports them. */
+/** An ad ES refused, with its id and the reason, as the ingest summary and the live path report them. */
+const refusedRow = (id: string | null, status: number, reason: string): RejectedRow => ({
+  line: 0,
+  id,
+  reason: `Elasticsearch refused the ad (${status}) ${reason}`,
+});
+
 function rejectedRowFrom(drop: {
   status: number;
   error: { type?: string; reason?: string | null } | null;
   document: Partial<AdDocument>;
 }): RejectedRow {
   const reason = drop.error ? `${drop.error.type ?? 'error'}: ${drop.error.reason ?? 'no reason given'}` : 'rejected';
-  return { line: 0, id: drop.document.id ?? null, reason: `Elasticsearch refused the ad (${drop.status}) ${reason}` };
+  return refusedRow(drop.document.id ?? null, drop.status, reason);
+}
+
+/** Counts what a batch did; an ad refused by ES counts as rejected only, whatever it would have been. */
+function tally(plan: BatchPlan, refused: readonly BulkItemFailure[]): ApplyResult {
+  const refusedIds = new Set(refused.map((failure) => failure.action.id));
+  const result: ApplyResult = {
+    added: 0,
+    replaced: 0,
+    unchanged: 0,
+    rejected: [...plan.rejected, ...refused.map((failure) => refusedRow(failure.action.id, failure.status, failure.reason))],
+  };
+  for (const [id, outcomes] of plan.outcomes) {
+    if (!refusedIds.has(id)) for (const outcome of outcomes) result[outcome]++;
+  }
+  return result;
 }
 
 /**
@@ -76,6 +114,7 @@ async function* toDocuments(
 export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   private readonly names: IndexNames;
   private templatesInstalled = false;
+  private entityIndicesReady = false;
 
   constructor(
     private readonly client: Client,
@@ -118,11 +157,86 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation);
   }
 
-  /** The first live path: bulk-index the batch, then rebuild the rollups (to be replaced by per-entity upserts). */
+  /**
+   * The live path, in proportion to the batch: one search classifies the batch against the stored copies of its
+   * ids; the changed ads are bulk-indexed (429s retried with backoff), copies left in another month deleted, the ads
+   * refreshed; then only the entities the batch touched are recomputed from their ads and upserted into the current
+   * generation, and those entities refreshed. See the README ("Live data") for the guarantees and their limits.
+   */
   async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
-    const { written, rejected } = await this.write(batch);
-    await this.finish();
-    return { added: written, replaced: 0, unchanged: 0, rejected };
+    await this.installTemplates();
+    await this.ensureEntityIndices();
+    const ids = [...new Set(batch.map((record) => record.id))];
+    const stored = new Map<string, StoredCopy[]>();
+    for (const chunk of chunks(ids)) {
+      const response = await this.call('read stored ads', () => this.client.search<AdDocument>(storedAdsRequest(this.names.ads, chunk)));
+      for (const [id, copies] of storedCopiesFrom(response)) stored.set(id, copies);
+    }
+    const plan = planBatch(this.names, batch, stored);
+
+    const refused = await sendBulk(this.client, adIndexActions(plan.toIndex), { operation: 'live bulk index', policy: this.options.backoff });
+    const refusedIds = new Set(refused.map((failure) => failure.action.id));
+    // A moved ad's old copy goes only once its new version is written: a refused write keeps the old one readable.
+    const stale = deleteActions(plan.stale.filter((copy) => !refusedIds.has(copy.id)));
+    const staleFailures = await sendBulk(this.client, stale, { operation: 'delete moved ads', policy: this.options.backoff });
+    if (staleFailures.length) throw this.refusedError('delete moved ads', staleFailures);
+    if (plan.toIndex.length > refusedIds.size || stale.length) {
+      await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
+    }
+
+    await this.upsertEntities(plan.touched);
+    return tally(plan, refused);
+  }
+
+  /** Recomputes the touched entities of each kind from their ads, upserts them and deletes those left without ads. */
+  private async upsertEntities(touched: EntityKeys): Promise<void> {
+    // Taken after this batch's ads were refreshed: a recomputation with a later version sees them (live.query.ts).
+    const version = Date.now();
+    const written: string[] = [];
+    for (const kind of ENTITY_KINDS) {
+      const ids = touched[kind];
+      if (!ids.length) continue;
+      const documents: EntityDocument<unknown>[] = [];
+      for (const chunk of chunks(ids)) {
+        for await (const doc of this.rollupDocuments(kind, chunk)) documents.push(doc);
+      }
+      const found = new Set(documents.map((doc) => doc.id));
+      const alias = this.names.entity(kind);
+      const actions = entityActions(alias, documents, ids.filter((id) => !found.has(id)), version);
+      const failures = await sendBulk(this.client, actions, { operation: `upsert ${kind}`, policy: this.options.backoff, tolerated: [409] });
+      if (failures.length) {
+        // The next batch checks the entity aliases again (they may have been removed under this writer).
+        this.entityIndicesReady = false;
+        throw this.refusedError(`upsert ${kind}`, failures);
+      }
+      written.push(alias);
+    }
+    if (written.length) await this.call('refresh', () => this.client.indices.refresh({ index: written }));
+  }
+
+  /**
+   * The live path writes into the current generation through its alias. Before the first offline load there is
+   * none: generation `0` is created with the alias (a replica that loses the race to create it gets a 400 and uses
+   * the winner's). finish() replaces it like any other generation.
+   */
+  private async ensureEntityIndices(): Promise<void> {
+    if (this.entityIndicesReady) return;
+    for (const kind of ENTITY_KINDS) {
+      const alias = this.names.entity(kind);
+      const current = await this.call('get alias', () => this.client.indices.getAlias({ name: alias }, { ignore: [404] }));
+      const generationPrefix = this.names.entityGeneration(kind, '');
+      if (Object.keys(current).some((index) => index.startsWith(generationPrefix))) continue;
+      await this.call('create index', () =>
+        this.client.indices.create({ index: this.names.entityGeneration(kind, '0'), aliases: { [alias]: {} } }, { ignore: [400] }),
+      );
+    }
+    this.entityIndicesReady = true;
+  }
+
+  /** Refused entity writes or old-copy deletes are our fault, not the data's: the batch fails and is applied again. */
+  private refusedError(operation: string, failures: BulkItemFailure[]): ServiceError {
+    const first = failures[0];
+    return ServiceError.of('internal', `Elasticsearch refused ${failures.length} actions on ${operation}, e.g. ${first?.action.id}: ${first?.reason}`);
   }
 
   async close(): Promise<void> {
@@ -160,10 +274,10 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     );
   }
 
-  private async *rollupDocuments(kind: EntityKind): AsyncGenerator<EntityDocument<unknown>> {
+  private async *rollupDocuments(kind: EntityKind, ids?: readonly string[]): AsyncGenerator<EntityDocument<unknown>> {
     let after: Record<string, string | number> | undefined;
     do {
-      const request = rollupPageRequest(this.names.ads, kind, after);
+      const request = rollupPageRequest(this.names.ads, kind, after, ids);
       const page = rollupPageFrom(await this.call(`rollup ${kind}`, () => this.client.search(request)));
       for (const bucket of page.buckets) yield entityDocumentFrom(kind, bucket);
       after = page.after;

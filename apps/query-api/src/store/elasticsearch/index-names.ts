@@ -1,11 +1,12 @@
 /**
  * Index layout of the Elasticsearch engine. Ads live in monthly indices named after the month an ad
- * was first seen (`<prefix>-ads-YYYY.MM`); that month never changes, so re-ingesting an ad with a later
- * last_seen_date overwrites the same document. Reads go through the alias `<prefix>-ads`, which the
- * index template attaches to every monthly index as it is created (rollover by month = the next
- * month's first document creates the next index). Entities (rollups rebuilt after each ingest) are
- * written into a fresh generation index `<prefix>-<kind>-<generation>`; the alias `<prefix>-<kind>`
- * then moves to it in one atomic step, so readers never see a half-built rollup.
+ * was first seen (`<prefix>-ads-YYYY.MM`); that month rarely changes, so re-ingesting an ad with a later
+ * last_seen_date overwrites the same document (when it does change, the live path writes the ad into the
+ * new month and deletes the old copy). Reads go through the alias `<prefix>-ads`, which the index
+ * template attaches to every monthly index as it is created (rollover by month = the next month's first
+ * document creates the next index). Entities are rebuilt by each offline load into a fresh generation
+ * index `<prefix>-<kind>-<generation>`; the alias `<prefix>-<kind>` then moves to it in one atomic step,
+ * so readers never see a half-built rollup. Live batches upsert the entities they touch through the alias.
  */
 export const ENTITY_KINDS = ['advertisers', 'webmasters', 'creatives', 'domains', 'apps'] as const;
 export type EntityKind = (typeof ENTITY_KINDS)[number];

@@ -62,8 +62,8 @@ const adProperties: Record<string, estypes.MappingProperty> = {
 };
 
 /**
- * Entity records are rollups written by the writer's finish() step (one per advertiser, webmaster,
- * creative, registrable domain, app). `record` is the port's full record; the other fields are what
+ * Entity records are rollups written by the writer's finish() step and upserted by apply() (one per
+ * advertiser, webmaster, creative, registrable domain, app). `record` is the port's full record; the other fields are what
  * lists search and sort on.
  */
 function entityProperties(kind: EntityKind): Record<string, estypes.MappingProperty> {

@@ -11,21 +11,11 @@ import type { AdRecord } from '../../../src/store/ad-store.port';
 import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
+import { responseError } from './es-mock';
 
 const mock = new Mock();
 const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
 const store = new ElasticsearchAdStore(client, 'adi');
-
-/** The client's own ResponseError (CommonJS export), which the mock turns into an HTTP error answer. */
-function responseError(statusCode: number, type: string) {
-  return new errors.ResponseError({
-    body: { error: { type, reason: type }, status: statusCode },
-    statusCode,
-    headers: {},
-    warnings: null,
-    meta: {} as never,
-  });
-}
 
 const adSource = (id: string, overrides: Partial<AdRecord> = {}) => ({
   id,

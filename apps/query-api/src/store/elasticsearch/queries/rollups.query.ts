@@ -21,10 +21,11 @@ import { DISTINCT } from './trends.query';
 import { type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, topSources, type TopHitsAgg, type ValueAgg } from './responses';
 
 /**
- * Entity rollups, built after each ingest (the writer's finish()): a composite aggregation walks every
- * advertiser / webmaster / creative / registrable domain / app of the ad indices, page by page, with
- * the sub-aggregations its record needs. In production the same job can run as an Elasticsearch
- * transform; here it runs from the ingest command so both engines stay in step.
+ * Entity rollups: a composite aggregation walks the advertisers / webmasters / creatives / registrable
+ * domains / apps of the ad indices, page by page, with the sub-aggregations each record needs. The
+ * offline load (the writer's finish()) walks every entity; the live path (apply) walks only the
+ * entities a batch touched, with the same aggregations behind a `terms` filter on their ids, so both
+ * produce the same record for the same ads (why not a transform: see the engine's README).
  */
 const ROLLUP_PAGE_SIZE = 250;
 
@@ -43,13 +44,14 @@ const active: Agg = { filter: { term: { status_today: 'active' } } };
 const firstSeen: Agg = { min: { field: 'first_seen_date', format: 'yyyy-MM-dd' } };
 const lastSeen: Agg = { max: { field: 'last_seen_date', format: 'yyyy-MM-dd' } };
 
-const ROLLUP_KEY: Record<EntityKind, string> = {
+/** The ad field that keys each entity kind. */
+export const ROLLUP_KEY = {
   advertisers: 'advertiser_id',
   webmasters: 'webmaster_id',
   creatives: 'creative_id',
   domains: 'registrable_domain',
   apps: 'app_id',
-};
+} as const satisfies Record<EntityKind, keyof AdDocument>;
 
 const ROLLUP_AGGS: Record<EntityKind, Record<string, Agg>> = {
   advertisers: {
@@ -99,13 +101,23 @@ const ROLLUP_AGGS: Record<EntityKind, Record<string, Agg>> = {
   },
 };
 
-export function rollupPageRequest(index: string, kind: EntityKind, after?: Record<string, string | number>): estypes.SearchRequest {
+/**
+ * One page of rollups. With `ids`, only those entities are walked (a `terms` filter on the key field: the
+ * live path recomputes the entities a batch touched); an id with no ad left gets no bucket.
+ */
+export function rollupPageRequest(
+  index: string,
+  kind: EntityKind,
+  after?: Record<string, string | number>,
+  ids?: readonly string[],
+): estypes.SearchRequest {
   return {
     index,
     ignore_unavailable: true,
     allow_no_indices: true,
     size: 0,
     track_total_hits: false,
+    ...(ids ? { query: { bool: { filter: [{ terms: { [ROLLUP_KEY[kind]]: [...ids] } }] } } } : {}),
     aggs: {
       entities: {
         composite: { size: ROLLUP_PAGE_SIZE, sources: [{ key: { terms: { field: ROLLUP_KEY[kind] } } }], ...(after ? { after } : {}) },
