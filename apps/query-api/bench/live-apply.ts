@@ -47,7 +47,7 @@ async function measure(dataDir: string, batchSize: number, batches: number) {
       reader.countAds({ country: 'US' }, 1); // any read brings the columns forward
       forwarded.push(cpuMs() - started);
     }
-    let started = cpuMs();
+    const started = cpuMs();
     writer.checkpoint();
     const checkpoint = cpuMs() - started;
     reader.close();
