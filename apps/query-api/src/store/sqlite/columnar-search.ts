@@ -43,7 +43,7 @@ export class ColumnarAds {
       appId: ColumnarAds.keyPostings(cols.app, cols.dicts.appIds.length),
       creativeId: ColumnarAds.keyPostings(cols.creative, cols.dicts.creativeIds.length),
     };
-    this.lastSorted = cols.last.slice().sort();
+    this.lastSorted = sortedDays(cols.last);
     this.byHost = cols.host ? ColumnarAds.grouped(cols.host, cols.dicts.hostsReversed.length) : null;
     this.codes = codes ?? dictionaryCodes(cols.dicts);
   }
@@ -426,6 +426,28 @@ export class ColumnarAds {
     }
     return { positions: best.slice(0, limit).map((b) => b.p), hasMore: best.length > limit };
   }
+}
+
+/** Day numbers sorted ascending, by counting (they span a few hundred days): linear, where a comparison sort is not. */
+function sortedDays(days: Int32Array): Int32Array {
+  if (!days.length) return new Int32Array(0);
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < days.length; i++) {
+    const d = days[i] ?? 0;
+    if (d < min) min = d;
+    if (d > max) max = d;
+  }
+  if (max - min > 4 * days.length) return days.slice().sort();
+  const counts = new Int32Array(max - min + 1);
+  for (let i = 0; i < days.length; i++) counts[(days[i] ?? 0) - min] = (counts[(days[i] ?? 0) - min] ?? 0) + 1;
+  const out = new Int32Array(days.length);
+  let at = 0;
+  for (let k = 0; k < counts.length; k++) {
+    out.fill(min + k, at, at + (counts[k] ?? 0));
+    at += counts[k] ?? 0;
+  }
+  return out;
 }
 
 /** The dictionaries whose values filters and live batches look codes up in. */

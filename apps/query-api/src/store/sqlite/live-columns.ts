@@ -117,11 +117,12 @@ export class LiveColumns {
       ad.rank = rankOf[p] ?? 0;
     });
 
-    // The new order: surviving positions (already in (first, id) order) merged with the added ads.
+    // The new order: surviving positions (already in (first, id) order) merged with the added ads. Surviving positions
+    // come in runs that move by one offset (copied whole below); added and updated ads are single slots.
     const n = cols.n - removedCount + added.length;
-    const source = new Int32Array(n); // >= 0: old position; < 0: -(index in `added`) - 1
     const newPosition = new Int32Array(cols.n).fill(-1);
-    const addedPosition = new Int32Array(added.length);
+    const runs: { dst: number; src: number; len: number }[] = [];
+    const singles: { at: number; ad: AddedAd }[] = [];
     let p = 0;
     let a = 0;
     for (let at = 0; at < n; at++) {
@@ -129,13 +130,19 @@ export class LiveColumns {
       const next = added[a];
       const takeOld =
         p < cols.n && (!next || (cols.first[p] ?? 0) < next.first || ((cols.first[p] ?? 0) === next.first && (rankOf[p] ?? 0) < next.rank));
-      if (takeOld) {
-        newPosition[p] = at;
-        source[at] = p++;
-      } else {
-        addedPosition[a] = at;
-        source[at] = -(a++) - 1;
+      if (!takeOld) {
+        singles.push({ at, ad: added[a++] as AddedAd });
+        continue;
       }
+      newPosition[p] = at;
+      const u = updatedAt[p] ?? -1;
+      if (u >= 0) singles.push({ at, ad: updated[u] as AddedAd });
+      else {
+        const run = runs.at(-1);
+        if (run && run.dst + run.len === at && run.src + run.len === p) run.len++;
+        else runs.push({ dst: at, src: p, len: 1 });
+      }
+      p++;
     }
 
     const dicts = extendDictionaries(old, [...added, ...updated]);
@@ -147,35 +154,27 @@ export class LiveColumns {
       map?: (v: number) => number,
     ): A => {
       const out = new make(n);
-      for (let at = 0; at < n; at++) {
-        const from = source[at] ?? 0;
-        const ad = from >= 0 ? updated[updatedAt[from] ?? -1] : added[-from - 1];
-        if (ad) out[at] = valueOf(ad);
-        else {
-          const v = column[from] ?? 0;
-          out[at] = map ? map(v) : v;
-        }
+      for (const { dst, src, len } of runs) {
+        if (!map) out.set(column.subarray(src, src + len), dst);
+        else for (let i = 0; i < len; i++) out[dst + i] = map(column[src + i] ?? 0);
       }
+      for (const { at, ad } of singles) out[at] = valueOf(ad);
       return out;
     };
     const code = (dict: keyof typeof dicts.codes, value: string | null) => (value === null ? -1 : (dicts.codes[dict].get(value) ?? -1));
     const csr = (offsets: Int32Array, values: Uint16Array, valuesOf: (ad: AddedAd) => number[]) => {
+      const lengths = new Int32Array(n);
+      for (const { dst, src, len } of runs) for (let i = 0; i < len; i++) lengths[dst + i] = (offsets[src + i + 1] ?? 0) - (offsets[src + i] ?? 0);
+      const lists = singles.map(({ at, ad }) => {
+        const list = valuesOf(ad);
+        lengths[at] = list.length;
+        return list;
+      });
       const off = new Int32Array(n + 1);
-      let total = 0;
-      const adAt = (from: number) => (from >= 0 ? updated[updatedAt[from] ?? -1] : added[-from - 1]);
-      for (let at = 0; at < n; at++) {
-        const from = source[at] ?? 0;
-        const ad = adAt(from);
-        total += ad ? valuesOf(ad).length : (offsets[from + 1] ?? 0) - (offsets[from] ?? 0);
-        off[at + 1] = total;
-      }
-      const val = new Uint16Array(total);
-      for (let at = 0; at < n; at++) {
-        const from = source[at] ?? 0;
-        const ad = adAt(from);
-        if (ad) val.set(valuesOf(ad), off[at] ?? 0);
-        else val.set(values.subarray(offsets[from] ?? 0, offsets[from + 1] ?? 0), off[at] ?? 0);
-      }
+      for (let at = 0; at < n; at++) off[at + 1] = (off[at] ?? 0) + (lengths[at] ?? 0);
+      const val = new Uint16Array(off[n] ?? 0);
+      for (const { dst, src, len } of runs) val.set(values.subarray(offsets[src] ?? 0, offsets[src + len] ?? 0), off[dst] ?? 0);
+      singles.forEach(({ at }, i) => val.set(lists[i] ?? [], off[at] ?? 0));
       return { off, val };
     };
     const countries = csr(cols.countryOff, cols.countryVal, (ad) => list(ad.row.countries).map((c) => code('countries', c)));
@@ -203,7 +202,9 @@ export class LiveColumns {
       dicts: { ...dicts.dicts, hostsReversed: hosts.sorted },
     };
     this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]));
-    return { columnar: new ColumnarAds(next, dicts.codes), wordBits: moveWordBits(state.wordBits, n, newPosition, added, addedPosition) };
+    const isAdded = new Set(added);
+    const addedAt = singles.filter(({ ad }) => isAdded.has(ad));
+    return { columnar: new ColumnarAds(next, dicts.codes), wordBits: moveWordBits(state.wordBits, n, newPosition, addedAt) };
   }
 
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */
@@ -376,13 +377,7 @@ function extendDictionaries(old: ColumnarAds, added: AddedAd[]): { dicts: Omit<A
 }
 
 /** Each word bitset over the new positions: surviving bits move with their ads, added ads set their words' bits. */
-function moveWordBits(
-  wordBits: Map<string, Uint32Array>,
-  n: number,
-  newPosition: Int32Array,
-  added: AddedAd[],
-  addedPosition: Int32Array,
-): Map<string, Uint32Array> {
+function moveWordBits(wordBits: Map<string, Uint32Array>, n: number, newPosition: Int32Array, added: { at: number; ad: AddedAd }[]): Map<string, Uint32Array> {
   const out = new Map<string, Uint32Array>();
   const length = (n + 31) >>> 5;
   for (const [word, bits] of wordBits) {
@@ -398,13 +393,12 @@ function moveWordBits(
     }
     out.set(word, moved);
   }
-  added.forEach((ad, i) => {
-    const to = addedPosition[i] ?? 0;
+  for (const { at: to, ad } of added) {
     for (const word of ad.words) {
       const bits = out.get(word);
       if (bits) bits[to >>> 5] = (bits[to >>> 5] ?? 0) | (1 << (to & 31));
     }
-  });
+  }
   return out;
 }
 
