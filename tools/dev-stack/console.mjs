@@ -40,6 +40,9 @@ export function createConsole({ root, env = process.env, out = process.stdout, e
   const started = Date.now();
   const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
   const print = (line) => out.write(`${line}\n`);
+  // In a terminal a step's "…" line is replaced by its outcome; in a pipe (CI, a test) both lines stay.
+  const pending = (line) => out.write(out.isTTY ? line : `${line}\n`);
+  const settled = (line) => out.write(out.isTTY ? `\r\x1b[2K${line}\n` : `${line}\n`);
   /** Per app: settles once its output is all in its log file. */
   const flushed = new Map();
 
@@ -54,16 +57,17 @@ export function createConsole({ root, env = process.env, out = process.stdout, e
         print(`\n▶ ${title}`);
         result = spawnSync(cmd, args, { cwd, env: { ...env, NX_TUI: 'false' }, stdio: 'inherit' });
       } else {
-        print(`… ${title}`);
+        pending(`… ${title}`);
         const fd = openSync(setupLog, 'a');
         writeSync(fd, `\n▶ ${title}: ${cmd} ${args.join(' ')}\n`);
         result = spawnSync(cmd, args, { cwd, env: { ...env, NX_TUI: 'false' }, stdio: ['ignore', fd, fd] });
         closeSync(fd);
       }
       if (result.status === 0) {
-        if (format !== 'json') print(`✔ ${title} (${seconds(since)})`);
+        if (format !== 'json') settled(`✔ ${title} (${seconds(since)})`);
         return;
       }
+      if (format !== 'json' && out.isTTY) out.write('\n');
       err.write(`✖ ${title} failed (exit ${result.status ?? result.signal ?? result.error?.message})\n`);
       if (format !== 'json') err.write(`${tail(setupLog, 20)}\n  (the whole output: ${shown(SETUP_LOG)})\n`);
       process.exit(result.status ?? 1);
