@@ -88,7 +88,7 @@ export function createConsole({ root, env = process.env, out = process.stdout, e
           if (format === 'json') print(line);
           else {
             const entry = parseLogLine(line);
-            if (entry && SHOWN_LEVELS.has(entry.level)) print(`  ${app} ${entry.level}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`);
+            if (entry && SHOWN_LEVELS.has(entry.level)) print(`  ${app} ${readable(line)}`);
           }
         });
       }
@@ -99,7 +99,7 @@ export function createConsole({ root, env = process.env, out = process.stdout, e
     exited(app, reason, { expected }) {
       if (expected) return print(`  ${app} stopped (${reason})`);
       err.write(`✖ ${app} exited (${reason}); the end of ${shown(`${app}.log`)}:\n`);
-      void flushed.get(app)?.then(() => err.write(`${tail(join(logDir, `${app}.log`), 15)}\n`));
+      void flushed.get(app)?.then(() => err.write(`${tail(join(logDir, `${app}.log`), 15, readable)}\n`));
     },
 
     format,
@@ -120,9 +120,17 @@ export function parseLogLine(line) {
   }
 }
 
-function tail(path, lines) {
+/** A JSON log line as a person reads it (time, level, message, error); any other line as it is. */
+export function readable(line) {
+  const entry = parseLogLine(line);
+  if (!entry) return line;
+  const error = entry.err?.message ?? entry.error;
+  return `${String(entry.time ?? '').slice(11, 19)} ${entry.level} ${entry.msg ?? ''}${error ? ` (${error})` : ''}`;
+}
+
+function tail(path, lines, render = (line) => line) {
   try {
-    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).map((line) => `  ${line}`).join('\n');
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).map((line) => `  ${render(line)}`).join('\n');
   } catch {
     return '  (no output)';
   }

@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
-import { LOG_DIR, logFormatFrom, parseLogLine } from './console.mjs';
+import { LOG_DIR, logFormatFrom, parseLogLine, readable } from './console.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const APPS = Object.keys(APP_PORTS);
@@ -53,6 +53,12 @@ test('LOG_FORMAT accepts console (the default) and json, and names itself when r
   assert.equal(logFormatFrom({}), 'console');
   assert.equal(logFormatFrom({ LOG_FORMAT: 'json' }), 'json');
   assert.throws(() => logFormatFrom({ LOG_FORMAT: 'pretty' }), /LOG_FORMAT must be one of console, json \(got "pretty"\)/);
+});
+
+test('a JSON log line reads as time, level, message and error; other lines stay as they are', () => {
+  const line = JSON.stringify({ level: 'error', time: '2026-11-25T10:46:38.606Z', service: 'query-api', msg: 'store failed', err: { message: 'disk full' } });
+  assert.equal(readable(line), '10:46:38 error store failed (disk full)');
+  assert.equal(readable('    at Object.<anonymous> (main.js:1:1)'), '    at Object.<anonymous> (main.js:1:1)');
 });
 
 test('an unknown LOG_FORMAT stops npm start before it does anything', async () => {
