@@ -45,6 +45,7 @@ export function createConsole({ root, env = process.env, out = process.stdout, e
   const settled = (line) => out.write(out.isTTY ? `\r\x1b[2K${line}\n` : `${line}\n`);
   /** Per app: settles once its output is all in its log file. */
   const flushed = new Map();
+  let nameWidth = 0;
 
   return {
     logDir,
@@ -75,6 +76,7 @@ export function createConsole({ root, env = process.env, out = process.stdout, e
 
     /** Says where the logs go, once, before the apps start. */
     appsStarting(apps) {
+      nameWidth = Math.max(...apps.map((app) => app.length));
       if (format === 'json') return;
       print(`… starting ${apps.join(', ')} (JSON logs: ${shown('<app>.log')}; LOG_FORMAT=json shows them here)`);
     },
@@ -102,10 +104,8 @@ export function createConsole({ root, env = process.env, out = process.stdout, e
       void flushed.get(app)?.then(() => err.write(`${tail(join(logDir, `${app}.log`), 15, readable)}\n`));
     },
 
-    format,
-
     ready(app, url) {
-      print(`✔ ${app.padEnd(11)} ready on ${url} (${seconds(started)} since start)`);
+      print(`✔ ${app.padEnd(nameWidth)} ready on ${url} (${seconds(started)} since start)`);
     },
   };
 }
