@@ -2,12 +2,13 @@
 // `npm start`: the whole service on one machine with the embedded defaults and demo data.
 // Ensures Redis, builds the four apps, seeds the demo store on first run, starts each app as a child process,
 // and serves them behind one origin (routes.mjs) on PUBLIC_PORT (default 3000). Ctrl-C stops everything.
-import { spawn, spawnSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
+// The terminal shows progress and ready lines; the JSON logs go to data/logs/ (console.mjs, LOG_FORMAT).
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
 import { createFrontDoor } from './front-door.mjs';
+import { createConsole } from './console.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const nx = join(root, 'node_modules/.bin/nx');
@@ -17,14 +18,8 @@ const APPS = Object.keys(APP_PORTS);
 // A local-only owner account so the /account page can be tried at once (npm start is never a production path).
 const DEMO_OWNER = { email: 'demo@example.com', password: 'demo-owner-password' };
 
-function step(title, cmd, args) {
-  console.log(`\n▶ ${title}`);
-  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_TUI: 'false' } });
-  if (result.status !== 0) {
-    console.error(`✖ ${title} failed (exit ${result.status ?? result.signal})`);
-    process.exit(result.status ?? 1);
-  }
-}
+const terminal = createConsole({ root });
+const step = (title, cmd, args) => terminal.step(title, cmd, args, { cwd: root });
 
 step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
 step('Building the four apps', nx, ['run-many', '-t', 'build', '-p', APPS.join(','), '--outputStyle=stream']);
@@ -53,7 +48,7 @@ function stopAll(code) {
   setTimeout(() => children.forEach((child) => child.kill('SIGKILL')), 10_000).unref();
 }
 
-const width = Math.max(...APPS.map((app) => app.length));
+terminal.appsStarting(APPS);
 for (const app of APPS) {
   const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'dist/apps', app, 'main.js')], {
     cwd: root,
@@ -61,13 +56,10 @@ for (const app of APPS) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(app, child);
-  const prefix = `${app.padEnd(width)} |`;
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => console.log(prefix, line));
-  }
+  terminal.attach(app, child);
   child.on('exit', (code, signal) => {
     children.delete(app);
-    console.log(prefix, `exited (${signal ?? code})`);
+    terminal.exited(app, signal ?? code, { expected: stopping });
     if (!stopping) stopAll(code || 1); // one service down takes the stack down, loudly
   });
 }
@@ -88,12 +80,17 @@ frontDoor.on('error', (error) => {
 
 async function announceWhenReady() {
   const deadline = Date.now() + 120_000;
+  const ready = new Set();
   while (!stopping && Date.now() < deadline) {
-    const ready = await Promise.all(APPS.map((app) => isReady(`${upstreams[app]}/readyz`)));
-    if (ready.every(Boolean)) return printTour();
+    for (const app of APPS.filter((app) => !ready.has(app))) {
+      if (!(await isReady(`${upstreams[app]}/readyz`))) continue;
+      ready.add(app);
+      terminal.ready(app, upstreams[app]);
+    }
+    if (ready.size === APPS.length) return printTour();
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  if (!stopping) console.error('✖ the apps did not all become ready within 2 minutes; see the logs above');
+  if (!stopping) console.error(`✖ the apps did not all become ready within 2 minutes; see their logs in ${terminal.logDir}`);
 }
 
 async function isReady(url) {

@@ -1,15 +1,73 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { renderEnvTable, renderReadme, renderSections, replaceSection } from './render.mjs';
+import { anchorsOf, brokenLinks, markdownFiles } from './links.mjs';
+import { renderDocs, renderEnvTable, renderSections, replaceSection } from './render.mjs';
 import { APPS, loadSources, ROOT } from './sources.mjs';
 
 const sources = await loadSources();
+const files = markdownFiles(ROOT);
+const texts = Object.fromEntries(files.map((path) => [path, readFileSync(join(ROOT, path), 'utf8')]));
 
-test('the committed README.md matches the catalogue and the config schemas (else run `npx nx run docs:generate`)', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  assert.equal(renderReadme(readme, sources), readme);
+test('the committed docs match the catalogue and the config schemas (else run `npx nx run docs:generate`)', () => {
+  const generated = renderDocs(texts, sources);
+  for (const path of files) assert.equal(generated[path], texts[path], `${path} is stale`);
+});
+
+test('the tool table is in README.md and the configuration tables in docs/operations.md', () => {
+  assert.match(texts['README.md'], /^<!-- generated:tools -->$/m);
+  for (const name of ['env:shared', ...APPS.map((app) => `env:${app}`)]) {
+    assert.match(texts['docs/operations.md'], new RegExp(`^<!-- generated:${name} -->$`, 'm'));
+  }
+});
+
+test('every relative link and anchor of the Markdown files resolves', () => {
+  assert.ok(files.includes('README.md') && files.some((path) => path.startsWith('docs/')), files.join(', '));
+  assert.deepEqual(brokenLinks(ROOT, files), []);
+});
+
+test('the link check names a missing file, a missing anchor, and a link leaving the repository', () => {
+  const root = mkdtempSync(join(tmpdir(), 'docs-links-'));
+  const write = (path, text) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  try {
+    write('docs/guide.md', '# Guide\n\n## Feeding data: `ingest`\n\n<a id="custom"></a>\n');
+    write(
+      'README.md',
+      [
+        '[ok](docs/guide.md) [ok](docs/guide.md#feeding-data-ingest) [ok](docs/guide.md#custom) [ok](#top)',
+        '[gone](docs/missing.md) [bad anchor](docs/guide.md#feeding) [out](../elsewhere.md) [web](https://example.com/x#y)',
+        '',
+        '# Top',
+        '',
+        '```',
+        '[in code](nowhere.md)',
+        '```',
+      ].join('\n'),
+    );
+    assert.deepEqual(brokenLinks(root, ['README.md', 'docs/guide.md']), [
+      'README.md: docs/missing.md (no such file)',
+      'README.md: docs/guide.md#feeding (no heading or anchor "feeding" in docs/guide.md)',
+      'README.md: ../elsewhere.md (outside the repository)',
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('anchors are the headings as GitHub slugs them, numbered when repeated', () => {
+  const anchors = anchorsOf('# Chat clients: Claude, ChatGPT\n## `search_ads` as the service runs it\n## Tests\n### Tests\n');
+  assert.deepEqual([...anchors], ['chat-clients-claude-chatgpt', 'search_ads-as-the-service-runs-it', 'tests', 'tests-1']);
+});
+
+test('each generated section stands in exactly one file', () => {
+  const readme = texts['README.md'];
+  assert.throws(() => renderDocs({ ...texts, 'docs/copy.md': readme }, sources), /"tools" must stand in exactly one file \(found in: README.md, docs\/copy.md\)/);
+  assert.throws(() => renderDocs({ 'README.md': '<!-- generated:nope -->\n<!-- /generated:nope -->\n' }, sources), /unknown generated section "nope"/);
 });
 
 test('there is one env table per app plus the shared one, and the tool table lists every tool', () => {

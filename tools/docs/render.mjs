@@ -1,5 +1,6 @@
-// Renders the README's generated sections. Pure functions of the catalogue and the config schemas, so the
-// staleness test and the generator share every line of it.
+// Renders the generated sections of the docs (the tool table in README.md, the env tables in
+// docs/operations.md). Pure functions of the catalogue and the config schemas, so the staleness test and the
+// generator share every line of it.
 
 /** Replaces what stands between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`. */
 export function replaceSection(text, name, body) {
@@ -7,7 +8,7 @@ export function replaceSection(text, name, body) {
   const end = `<!-- /generated:${name} -->`;
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${start} ... ${end} markers`);
+  if (from < 0 || to < from) throw new Error(`no ${start} ... ${end} markers`);
   return `${text.slice(0, from + start.length)}\n${body.trimEnd()}\n${text.slice(to)}`;
 }
 
@@ -76,13 +77,39 @@ function* layers(schema) {
   }
 }
 
-/** Every generated section of README.md, by marker name. */
+/** Every generated section, by marker name. */
 export function renderSections({ catalogue, sharedShape, apps }) {
   const sections = { tools: renderToolTable(catalogue), 'env:shared': renderEnvTable(sharedShape) };
   for (const app of apps) sections[`env:${app.name}`] = renderEnvTable(app.shape, { except: sharedShape });
   return sections;
 }
 
-export function renderReadme(text, sources) {
-  return Object.entries(renderSections(sources)).reduce((out, [name, body]) => replaceSection(out, name, body), text);
+/** A section's opening marker, alone on its line. */
+const MARKER = /^<!-- generated:(\S+) -->$/gm;
+
+/**
+ * Renders every generated section into the file that holds its markers. `texts` maps paths to Markdown
+ * texts; the answer maps the same paths to their texts with current sections. Each section must stand in
+ * exactly one file, and every marker must name a known section.
+ */
+export function renderDocs(texts, sources) {
+  const sections = renderSections(sources);
+  const homes = Object.fromEntries(Object.keys(sections).map((name) => [name, []]));
+  for (const [path, text] of Object.entries(texts)) {
+    for (const [, name] of text.matchAll(MARKER)) {
+      if (!homes[name]) throw new Error(`${path}: unknown generated section "${name}"`);
+      homes[name].push(path);
+    }
+  }
+  for (const [name, paths] of Object.entries(homes)) {
+    if (paths.length !== 1) throw new Error(`the generated section "${name}" must stand in exactly one file (found in: ${paths.join(', ') || 'none'})`);
+  }
+  return Object.fromEntries(
+    Object.entries(texts).map(([path, text]) => [
+      path,
+      Object.entries(sections)
+        .filter(([name]) => homes[name][0] === path)
+        .reduce((out, [name, body]) => replaceSection(out, name, body), text),
+    ]),
+  );
 }

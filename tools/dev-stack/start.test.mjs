@@ -1,0 +1,103 @@
+// `npm start` as a person sees it: the real script, which builds and starts the four apps as processes on the
+// local Redis (database 6 here, so the test's streams and demo owner stay apart from a developer's stack).
+// The apps keep their fixed ports (3001-3004): this test fails if a stack already runs on this machine.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { APP_PORTS } from './routes.mjs';
+import { LOG_DIR, logFormatFrom, parseLogLine, readable } from './console.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const APPS = Object.keys(APP_PORTS);
+const TOUR = 'Ad intelligence is up at';
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  return port;
+}
+
+/** Runs start.mjs until its tour is printed (or it exits), then stops it with Ctrl-C's signal. */
+async function runStart(env) {
+  const port = await freePort();
+  const inherited = { ...process.env };
+  delete inherited.PUBLIC_BASE_URL; // derived from PUBLIC_PORT, as a newcomer has it
+  const child = spawn(process.execPath, [join(root, 'tools/dev-stack/start.mjs')], {
+    cwd: root,
+    env: { ...inherited, PUBLIC_PORT: String(port), REDIS_URL: 'redis://127.0.0.1:6379/6', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = once(child, 'exit');
+  const deadline = Date.now() + 600_000; // a first build of the four apps on a busy 2-core machine
+  while (!stdout.includes(TOUR) && child.exitCode === null && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const upBeforeStop = stdout.includes(TOUR);
+  if (child.exitCode === null) child.kill('SIGINT');
+  const [code] = await exited;
+  return { stdout, stderr, code, upBeforeStop, port };
+}
+
+test('LOG_FORMAT accepts console (the default) and json, and names itself when refused', () => {
+  assert.equal(logFormatFrom({}), 'console');
+  assert.equal(logFormatFrom({ LOG_FORMAT: 'json' }), 'json');
+  assert.throws(() => logFormatFrom({ LOG_FORMAT: 'pretty' }), /LOG_FORMAT must be one of console, json \(got "pretty"\)/);
+});
+
+test('a JSON log line reads as time, level, message and error; other lines stay as they are', () => {
+  const line = JSON.stringify({ level: 'error', time: '2026-11-25T10:46:38.606Z', service: 'query-api', msg: 'store failed', err: { message: 'disk full' } });
+  assert.equal(readable(line), '10:46:38 error store failed (disk full)');
+  assert.equal(readable('    at Object.<anonymous> (main.js:1:1)'), '    at Object.<anonymous> (main.js:1:1)');
+});
+
+test('an unknown LOG_FORMAT stops npm start before it does anything', async () => {
+  const { code, stdout, stderr } = await runStart({ LOG_FORMAT: 'yaml' });
+  assert.equal(code, 1);
+  assert.match(stderr, /LOG_FORMAT must be one of console, json/);
+  assert.equal(stdout, '');
+});
+
+test('the console shows progress, one ready line per app and the tour, no JSON; the JSON logs are in data/logs', async () => {
+  const { stdout, stderr, code, upBeforeStop, port } = await runStart({ LOG_FORMAT: '' });
+  assert.ok(upBeforeStop, `npm start never printed its tour:\n${stdout}\n${stderr}`);
+  assert.equal(code, 0, stderr);
+  const lines = stdout.split('\n');
+  assert.deepEqual(
+    lines.filter((line) => parseLogLine(line.trim())),
+    [],
+    'no JSON log line on the console',
+  );
+  assert.match(stdout, /^✔ Checking Redis \(\d+\.\d s\)$/m);
+  assert.match(stdout, /^✔ Building the four apps \(\d+\.\d s\)$/m);
+  for (const app of APPS) assert.match(stdout, new RegExp(`^✔ ${app} +ready on http://[^ ]+:${APP_PORTS[app]} `, 'm'));
+  assert.match(stdout, new RegExp(`${TOUR} http://localhost:${port}`));
+  // Short: the steps, the ready lines, the tour and the stop lines, not hundreds of log lines.
+  assert.ok(lines.length < 40, `${lines.length} lines on the console:\n${stdout}`);
+
+  for (const app of APPS) {
+    const path = join(root, LOG_DIR, `${app}.log`);
+    assert.ok(existsSync(path), `${path} exists`);
+    const entries = readFileSync(path, 'utf8').split('\n').map(parseLogLine).filter(Boolean);
+    assert.ok(entries.some((entry) => entry.service === app && entry.msg === 'listening'), `${app}.log holds its JSON lines`);
+  }
+  assert.match(readFileSync(join(root, LOG_DIR, 'setup.log'), 'utf8'), /▶ Building the four apps/);
+});
+
+test('LOG_FORMAT=json puts every app\'s JSON lines on the terminal as well', async () => {
+  const { stdout, stderr, code, upBeforeStop } = await runStart({ LOG_FORMAT: 'json' });
+  assert.ok(upBeforeStop, `npm start never printed its tour:\n${stdout}\n${stderr}`);
+  assert.equal(code, 0, stderr);
+  const entries = stdout.split('\n').map(parseLogLine).filter(Boolean);
+  for (const app of APPS) assert.ok(entries.some((entry) => entry.service === app && entry.msg === 'listening'), `${app}'s JSON on stdout`);
+});
