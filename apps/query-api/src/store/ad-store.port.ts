@@ -308,7 +308,9 @@ export interface CatalogData {
 // Reading side
 
 /**
- * Entity records (computed from the ads at `finish()` time):
+ * Entity records (computed from the ads; a live batch recomputes those it touches). When the ads of one advertiser,
+ * webmaster or app disagree on its name (or an app on its store details), the record takes what most of its ads say
+ * (ties: the smallest value); a creative's title follows the rule on AdRecord.creative_title.
  * - AdvertiserMatch: ads_total, active_ads (status_today active), platforms (distinct, sorted).
  *   Advertiser adds platform_accounts (distinct, sorted by platform then account_id), creatives and
  *   webmasters (distinct counts), countries (every country: ads desc, code asc; share = ads/ads_total),

@@ -55,7 +55,8 @@ export const ROLLUP_KEY = {
 
 const ROLLUP_AGGS: Record<EntityKind, Record<string, Agg>> = {
   advertisers: {
-    named: firstHit(['advertiser_name']),
+    // The name most of its ads carry, ties to the smallest (the port's rule): terms order is count desc, key asc.
+    names: top('advertiser_name', 1),
     platforms: top('platform_name', 10),
     accounts: top('platform_account', 100),
     active,
@@ -69,7 +70,7 @@ const ROLLUP_AGGS: Record<EntityKind, Record<string, Agg>> = {
     last_seen: lastSeen,
   },
   webmasters: {
-    named: firstHit(['webmaster_name']),
+    names: top('webmaster_name', 1),
     active,
     advertisers: distinct('advertiser_id'),
     countries: top('countries', ALL_COUNTRIES),
@@ -134,6 +135,7 @@ export interface RollupBucket {
   key: { key: string };
   doc_count: number;
   named?: TopHitsAgg<Partial<AdDocument>>;
+  names?: TermsAgg;
   samples?: TopHitsAgg<Partial<AdDocument>>;
   platforms?: TermsAgg;
   accounts?: TermsAgg;
@@ -185,7 +187,7 @@ export function entityDocumentFrom(kind: EntityKind, bucket: RollupBucket): Enti
     case 'advertisers': {
       const record: Advertiser = {
         id,
-        name: first.advertiser_name ?? id,
+        name: keysOf(bucket.names)[0] ?? id,
         platforms: (keysOf(bucket.platforms) as Platform[]).sort(),
         ads_total: total,
         active_ads: bucket.active?.doc_count ?? 0,
@@ -208,7 +210,7 @@ export function entityDocumentFrom(kind: EntityKind, bucket: RollupBucket): Enti
     case 'webmasters': {
       const record: Webmaster = {
         id,
-        name: first.webmaster_name ?? id,
+        name: keysOf(bucket.names)[0] ?? id,
         ads_total: total,
         active_ads: bucket.active?.doc_count ?? 0,
         advertisers: count(bucket.advertisers),

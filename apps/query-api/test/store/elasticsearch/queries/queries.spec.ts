@@ -464,7 +464,7 @@ describe('entities', () => {
     const bucket: RollupBucket = {
       key: { key: 'adv-1' },
       doc_count: 4,
-      named: { hits: { hits: [{ _source: { advertiser_name: 'Acme Sports' } }] } },
+      names: { buckets: [{ key: 'Acme Sports', doc_count: 3 }] },
       platforms: { buckets: [{ key: 'tiktok', doc_count: 3 }, { key: 'facebook', doc_count: 1 }] },
       accounts: { buckets: [{ key: 'tiktok:t1', doc_count: 3 }, { key: 'facebook:f1', doc_count: 1 }] },
       active: { doc_count: 1 },
