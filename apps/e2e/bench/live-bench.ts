@@ -8,12 +8,12 @@
  * idle; search_ads p95 <= 3x its one-at-a-time p50.
  * Run: npx nx run e2e:live-bench [-- --ads=1000000 --rates=250,500,1000 --seconds=20 --data-dir=tmp/e2e-bench/ads-1000000]
  */
-import { mkdirSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from '@adintel/redis';
 import { WORKSPACE_ROOT } from '@adintel/testing';
-import { demoSightings } from '../../query-api/src/ingest/demo-sightings';
 import { newAgentToken } from '../test/agent';
 import { startStack } from '../test/stack';
 import { appCpuMs } from './process-stats';
@@ -130,7 +130,15 @@ async function main() {
     if (!ndjson) throw new Error(`no demo NDJSON in ${queryDataDir}`);
     const total = rates.reduce((sum, rate) => sum + rate * seconds, 0);
     out(`# preparing ${total} sightings from ${ndjson}...`);
-    const sightings = await demoSightings(join(queryDataDir, ndjson), total, { seed: Date.now() % 100_000 });
+    // query-api's CLI makes them (30% new ads, 70% re-sightings of the store's ads), one NDJSON line each.
+    const file = join(queryDataDir, 'bench-sightings.ndjson');
+    execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'sightings', '--from', join(queryDataDir, ndjson), '--count', String(total), '--seed', String(Date.now() % 100_000), '--out', file], {
+      stdio: 'inherit',
+    });
+    const sightings = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((text) => ({ id: (JSON.parse(text) as { id: string }).id, text }));
 
     const single = await oneAtATime(stack.baseUrl, token, 5);
     const saturation = await saturated(stack.baseUrl, token, 5);
@@ -161,7 +169,7 @@ async function main() {
         for (; sent < due && next < sightings.length; sent++, next++) {
           const line = sightings[next];
           if (!line) break;
-          pipeline.xadd(values.stream, '*', 'line', JSON.stringify(line));
+          pipeline.xadd(values.stream, '*', 'line', line.text);
           if (line.id.startsWith('live_') && next % 25 === 0) watched.push(line.id);
         }
         const at = performance.now();
