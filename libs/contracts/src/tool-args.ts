@@ -3,7 +3,10 @@ import {
   AD_SORTS,
   AD_STATUSES,
   BREAKDOWN_FIELDS,
+  DESTINATION_TYPES,
   IMPRESSIONS_NARROWING_FILTERS,
+  OVERVIEW,
+  OVERVIEW_SECTIONS,
   PLATFORMS,
   SORT_ORDERS,
   TREND_DIMENSIONS,
@@ -46,6 +49,7 @@ export const adFilterShape = {
   advertiser_id: Id.optional(),
   webmaster_id: Id.optional(),
   landing_domain: domainName.optional().describe('exact landing domain, subdomains included (use this, not q, for domains)'),
+  destination_type: z.enum(DESTINATION_TYPES).optional().describe('where the ad sends people (get_catalog lists the types)'),
   app_id: Id.optional().describe('ads promoting this app'),
   creative_id: Id.optional().describe('ads using this unique creative'),
   date_from: IsoDate.optional().describe('ads last seen on or after this date (YYYY-MM-DD)'),
@@ -84,7 +88,13 @@ export type CountAdsArgs = z.infer<ReturnType<typeof countAdsArgs>>;
 
 export const adsBreakdownArgs = () =>
   z
-    .strictObject({ field: z.enum(BREAKDOWN_FIELDS), ...adFilterShape, limit: limitParam() })
+    .strictObject({
+      field: z
+        .enum([...BREAKDOWN_FIELDS, OVERVIEW])
+        .describe(`a field, or ${OVERVIEW}: the top rows of ${OVERVIEW_SECTIONS.join(', ')} at once, \`limit\` rows shared among them`),
+      ...adFilterShape,
+      limit: limitParam(),
+    })
     .superRefine(datesInOrder);
 export type AdsBreakdownArgs = z.infer<ReturnType<typeof adsBreakdownArgs>>;
 

@@ -31,9 +31,32 @@ export const BREAKDOWN_FIELDS = [
   'language',
   'creative_format',
   'landing_domain',
+  'destination_type',
   'status',
+  'advertiser',
+  'webmaster',
 ] as const;
 export type BreakdownField = (typeof BREAKDOWN_FIELDS)[number];
+
+/** get_ads_breakdown's `field=overview`: these sections at once, the ad total beside them. */
+export const OVERVIEW = 'overview';
+export const OVERVIEW_SECTIONS = [
+  'status',
+  'country',
+  'category',
+  'platform',
+  'destination_type',
+  'landing_domain',
+  'advertiser',
+  'webmaster',
+] as const satisfies readonly BreakdownField[];
+
+/**
+ * Where an ad sends people, derived from its landing URL at ingest by one rules table
+ * (apps/query-api/src/ingest/destinations.ts).
+ */
+export const DESTINATION_TYPES = ['website', 'online_shop', 'marketplace', 'app_store', 'social_profile', 'messenger'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
 export const CREATIVE_FORMATS = ['image', 'video', 'carousel', 'text'] as const;
 export type CreativeFormat = (typeof CREATIVE_FORMATS)[number];

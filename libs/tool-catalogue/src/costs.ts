@@ -25,9 +25,11 @@ function costOf(tool: ToolDefinition, rows: number): number {
   }
 }
 
+/** The rows a result delivers: its `data`, and the `data` of each of its `sections` (get_ads_breakdown's overview). */
 function rowsOf(result: unknown): number {
-  const data = (result as { data?: unknown } | null)?.data;
-  return Array.isArray(data) ? data.length : 0;
+  const { data, sections } = (result ?? {}) as { data?: unknown; sections?: unknown };
+  const own = Array.isArray(data) ? data.length : 0;
+  return Array.isArray(sections) ? sections.reduce((n: number, section) => n + rowsOf(section), own) : own;
 }
 
 /** Worst case = limit x unit price, so the largest affordable limit is what remains / unit price. */

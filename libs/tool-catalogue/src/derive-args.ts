@@ -14,13 +14,16 @@ const CALLER_FIELD = 'caller_id';
 /**
  * A tool's arguments are its message's request, so the two cannot drift apart:
  * - caller-scoped tools drop `caller_id` (the edge adds it) and reject unknown fields like every tool;
- * - a surface override replaces whole fields while keeping the request's refinements (`safeExtend`).
+ * - a surface override replaces whole fields while keeping the request's refinements (`safeExtend`);
+ * - `extra` adds arguments the edge answers itself (`fields`: fields.ts), on every surface.
  */
 export function argsFromMessage(
   message: ObjectMessage,
-  options: { callerScoped: boolean; overrides?: ArgOverrides },
+  options: { callerScoped: boolean; overrides?: ArgOverrides; extra?: z.ZodRawShape },
 ): (surface: Surface) => z.ZodObject {
-  const base = options.callerScoped ? withoutCaller(message) : message.request;
+  const request = options.callerScoped ? withoutCaller(message) : message.request;
+  // Arguments the edge answers itself (`fields`), on every surface.
+  const base = options.extra ? request.safeExtend(options.extra) : request;
   const bySurface = new Map<Surface, z.ZodObject>();
   for (const [surface, fields] of Object.entries(options.overrides ?? {}) as [Surface, z.ZodRawShape][]) {
     bySurface.set(surface, base.safeExtend(fields));

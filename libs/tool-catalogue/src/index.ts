@@ -3,3 +3,5 @@ export * from './costs';
 export * from './tools';
 export * from './arguments';
 export * from './derive-args';
+export * from './fields';
+export * from './descriptions';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { MessageDefinition, ServiceName } from '@adintel/contracts';
+import type { FieldSelection } from './fields';
 
 export type Surface = 'http' | 'mcp';
 
@@ -37,6 +38,8 @@ export interface ToolDefinition {
   readonly message: MessageDefinition;
   /** Metering tools answer about the caller: the edge adds `caller_id` to their message. */
   readonly callerScoped: boolean;
+  /** List tools: the row fields `fields` may name (fields.ts); the edge projects the rows. */
+  readonly selection?: FieldSelection;
   /** The view that shows this tool's structuredContent, if any. */
   readonly view?: ToolView;
 }

@@ -73,6 +73,7 @@ describe('search_ads', () => {
       [
         'q', 'country', 'platforms', 'creative_categories', 'status_today', 'advertiser_id', 'webmaster_id',
         'landing_domain', 'sort_by', 'sort_order', 'limit', 'cursor', 'date_from', 'date_to', 'app_id', 'creative_id',
+        'destination_type', 'fields',
       ].sort(),
     );
   });
@@ -170,9 +171,9 @@ describe('get_trends', () => {
 
 describe('the other searches', () => {
   it.each([
-    ['search_advertisers', ['q', 'limit']],
-    ['search_webmasters', ['q', 'limit', 'cursor']],
-    ['search_creatives', ['q', 'limit', 'cursor']],
+    ['search_advertisers', ['q', 'limit', 'fields']],
+    ['search_webmasters', ['q', 'limit', 'cursor', 'fields']],
+    ['search_creatives', ['q', 'limit', 'cursor', 'fields']],
   ])('%s takes %j with limit default 50', (name, params) => {
     const t = tool(name);
     expect(Object.keys(t.args('http').shape).sort()).toEqual([...params].sort());

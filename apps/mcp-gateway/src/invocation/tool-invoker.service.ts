@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
 import { MeteringMessages, type Settlement, type Usage } from '@adintel/contracts';
-import { actualCost, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
+import { actualCost, projectRows, takeFields, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
 import { AppMetrics } from '@adintel/observability';
 import { ServiceError } from '@adintel/contracts';
 import { InjectServiceClient, ServiceClient } from '@adintel/transport';
@@ -143,10 +143,13 @@ export class ToolInvoker {
     }
   }
 
-  private send({ tool, args, caller }: ToolCall): Promise<unknown> {
+  /** Asks the owning service; `fields` stays here: the service answers whole rows, the edge trims them. */
+  private async send({ tool, args: validated, caller }: ToolCall): Promise<unknown> {
     const client = tool.service === 'query' ? this.query : this.metering;
+    const { args, fields } = takeFields(validated);
     const message = tool.callerScoped ? { ...args, caller_id: caller.sub } : args;
-    return client.send(tool.message, message as never);
+    const result = await client.send(tool.message, message as never);
+    return tool.selection ? projectRows(result, tool.selection, fields) : result;
   }
 
   private async release(key: string, callerId: string): Promise<void> {

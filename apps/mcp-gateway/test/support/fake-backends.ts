@@ -10,6 +10,7 @@ export function sampleAd(n: number): Ad {
     body: 'body',
     landing_domain: 'example.com',
     landing_url: 'https://shop.example.com/x',
+    destination_type: 'online_shop',
     platform_name: 'facebook',
     advertiser_id: 'adv-1',
     webmaster_id: null,
@@ -62,7 +63,9 @@ export function fakeQuery(available = 7): FakeService {
       sorts: ['date'],
       trend_dimensions: ['geo'],
       breakdown_fields: ['country'],
+      destination_types: ['website'],
       data_window: { first_seen_date: null, last_seen_date: null },
+      coverage: [],
       tools: [],
     }))
     .on(QueryMessages.ping, () => ({ service: 'query', at: new Date().toISOString() }));

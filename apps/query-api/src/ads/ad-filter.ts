@@ -15,6 +15,7 @@ export function toAdFilter(args: AdFilters): AdFilter {
   if (args.platforms) filter.platforms = [...new Set(args.platforms)].sort();
   if (args.creative_categories) filter.categories = [...new Set(args.creative_categories)].sort();
   if (args.status_today) filter.status = args.status_today;
+  if (args.destination_type) filter.destinationType = args.destination_type;
   if (args.advertiser_id) filter.advertiserId = args.advertiser_id;
   if (args.webmaster_id) filter.webmasterId = args.webmaster_id;
   if (args.landing_domain) filter.landingDomain = args.landing_domain.toLowerCase().replace(/\.$/, '');

@@ -5,15 +5,16 @@ import type {
   AdsBreakdownArgs,
   AdsCount,
   AdsPage,
+  BreakdownBucket,
   BreakdownField,
   CountAdsArgs,
   SearchAdsArgs,
 } from '@adintel/contracts';
 import { findTool, worstCaseCost } from '@adintel/tool-catalogue';
-import { ServiceError } from '@adintel/contracts';
+import { OVERVIEW, OVERVIEW_SECTIONS, ServiceError } from '@adintel/contracts';
 import { categoryLabel, countryLabel } from '../catalog/labels';
 import { ListPager } from '../paging/list-pager';
-import { AD_STORE, type AdStore } from '../store/ad-store.port';
+import { AD_STORE, type AdFilter, type AdStore, type BreakdownResult } from '../store/ad-store.port';
 import { toAdFilter } from './ad-filter';
 
 /** `total` is exact up to this many matches; above it the store may estimate. */
@@ -63,17 +64,39 @@ export class AdsService {
 
   async breakdown(args: AdsBreakdownArgs): Promise<AdsBreakdown> {
     const { field, limit, ...filters } = args;
-    const result = await this.store.breakdown(toAdFilter(filters), field, limit);
-    const label = LABELS[field] ?? ((key: string) => key);
-    return {
-      field,
-      total: result.total,
-      data: result.buckets.map((b) => ({
-        key: b.key,
-        label: label(b.key),
-        ads: b.ads,
-        share: result.total ? Math.min(1, b.ads / result.total) : 0,
-      })),
-    };
+    const filter = toAdFilter(filters);
+    if (field === OVERVIEW) return this.overview(filter, limit);
+    const result = await this.store.breakdown(filter, field, limit);
+    return { field, total: result.total, total_estimated: false, data: bucketsOf(field, result) };
   }
+
+  /**
+   * Every overview section at once: `limit` rows shared among them (the first sections take one more when it does not
+   * divide), so the worst case stays `limit` tokens like any breakdown. One bucket more than its share tells a
+   * section whether it is complete.
+   */
+  private async overview(filter: AdFilter, limit: number): Promise<AdsBreakdown> {
+    const share = (i: number) => Math.floor(limit / OVERVIEW_SECTIONS.length) + (i < limit % OVERVIEW_SECTIONS.length ? 1 : 0);
+    const results = await Promise.all(OVERVIEW_SECTIONS.map((field, i) => this.store.breakdown(filter, field, share(i) + 1)));
+    const sections = OVERVIEW_SECTIONS.map((field, i) => {
+      const result = results[i] ?? { total: 0, buckets: [] };
+      const rows = share(i);
+      return {
+        field,
+        complete: result.buckets.length <= rows,
+        data: bucketsOf(field, { total: result.total, buckets: result.buckets.slice(0, rows) }),
+      };
+    });
+    return { field: OVERVIEW, total: results[0]?.total ?? 0, total_estimated: false, data: [], sections };
+  }
+}
+
+function bucketsOf(field: BreakdownField, result: BreakdownResult): BreakdownBucket[] {
+  const label = LABELS[field] ?? ((key: string) => key);
+  return result.buckets.map((b) => ({
+    key: b.key,
+    label: b.label ?? label(b.key),
+    ads: b.ads,
+    share: result.total ? Math.min(1, b.ads / result.total) : 0,
+  }));
 }

@@ -4,7 +4,9 @@ import {
   AD_STATUSES,
   BREAKDOWN_FIELDS,
   CREATIVE_FORMATS,
+  DESTINATION_TYPES,
   INTERFACE_VERSION,
+  OVERVIEW,
   PLATFORMS,
   TREND_DIMENSIONS,
   type Catalog,
@@ -29,8 +31,10 @@ export class CatalogService {
       statuses: [...AD_STATUSES],
       sorts: [...AD_SORTS],
       trend_dimensions: [...TREND_DIMENSIONS],
-      breakdown_fields: [...BREAKDOWN_FIELDS],
+      breakdown_fields: [...BREAKDOWN_FIELDS, OVERVIEW],
+      destination_types: [...DESTINATION_TYPES],
       data_window: { first_seen_date: data.firstSeenDate, last_seen_date: data.lastSeenDate },
+      coverage: data.coverage.map((c) => ({ platform: c.platform, country: c.country, ads: c.ads, newest_sighting: c.newestSighting })),
       tools: TOOLS.map((tool) => ({ name: tool.name, cost: describeCost(tool.cost), http: restRoute(tool) })),
     };
   }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AD_STATUSES, APP_STORES, CREATIVE_FORMATS, IsoDate, Media, PLATFORMS } from '@adintel/contracts';
 import type { AdRecord } from '../store/ad-store.port';
 import { dayNumber } from '../store/text';
+import { destinationOf } from './destinations';
 
 const Id = z.string().min(1).max(128);
 const Country = z.string().regex(/^[A-Z]{2}$/, 'must be an upper-case ISO 3166-1 alpha-2 code');
@@ -11,7 +12,7 @@ const Language = z.string().regex(/^[a-z]{2,3}$/, 'must be an ISO 639 code');
 
 /**
  * One line of the ingest NDJSON (documented in apps/query-api/README.md, "Ingest format").
- * Derived fields (landing_domain, days_active, media_count) are computed, never read.
+ * Derived fields (landing_domain, destination_type, days_active, media_count) are computed, never read.
  */
 export const AdLine = z
   .strictObject({
@@ -69,6 +70,7 @@ export function toAdRecord(line: AdLine): AdRecord {
     body: line.body,
     landing_domain: host,
     landing_url: line.landing_url,
+    destination_type: destinationOf(line.landing_url),
     platform_name: line.platform_name,
     advertiser_id: line.advertiser.id,
     webmaster_id: line.webmaster?.id ?? null,

@@ -189,7 +189,14 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
       id: `ad_${(i + 1).toString().padStart(9, '0')}`,
       title: creative.title,
       body: `${capitalise(pick(topic))} ${pick(GENERIC_WORDS)} from ${adv.name}: ${pick(GENERIC_WORDS)} ${pick(topic)} ${pick(topic)} in ${[...countries][0]}.`,
-      landing_url: `https://${host}/${pick(topic)}-${pick(GENERIC_WORDS)}?utm_source=${platform}`,
+      landing_url: demoLandingUrl(i, {
+        host,
+        path: `${pick(topic)}-${pick(GENERIC_WORDS)}`,
+        platform,
+        app,
+        slug: adv.domains[0]?.split('.')[0] ?? 'brand',
+        shop: categories.includes('ecommerce_and_retail'),
+      }),
       platform_name: platform,
       advertiser: { id: adv.id, name: adv.name, account_id: adv.accounts[platform] },
       webmaster: webmaster ? { id: webmaster.id, name: webmaster.name } : null,
@@ -213,6 +220,32 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
       popularity: Math.round(Math.log10(impressions + 1) * 100 * (0.5 + random())) / 100,
     };
   }
+}
+
+/**
+ * The landing URL of demo ad `i`: most go to the advertiser's own site, the others to every other destination type
+ * (destinations.ts). The choice hashes the ad's index instead of drawing from the generator, so every other field
+ * stays what the same seed always gave.
+ */
+function demoLandingUrl(
+  i: number,
+  ad: { host: string; path: string; platform: Platform; app: { store: string; bundle_id: string } | null; slug: string; shop: boolean },
+): string {
+  const roll = Math.imul(i + 1, 2_654_435_761) >>> 24; // 0..255
+  const utm = `utm_source=${ad.platform}`;
+  if (ad.app && roll < 160) {
+    return ad.app.store === 'app_store'
+      ? `https://apps.apple.com/app/${ad.app.bundle_id}?${utm}`
+      : `https://play.google.com/store/apps/details?id=${ad.app.bundle_id}&${utm}`;
+  }
+  if (roll < 14) return `https://t.me/${ad.slug}`;
+  if (roll < 22) return `https://wa.me/${100_000_000 + i}`;
+  if (roll < 36) return `https://www.instagram.com/${ad.slug}/`;
+  if (roll < 44) return `https://www.facebook.com/${ad.slug}`;
+  if (roll < 60) return `https://www.amazon.com/stores/${ad.slug}?${utm}`;
+  if (roll < 68) return `https://www.etsy.com/shop/${ad.slug}?${utm}`;
+  if (ad.shop && roll < 140) return `https://${ad.host}/products/${ad.path}?${utm}`;
+  return `https://${ad.host}/${ad.path}?${utm}`;
 }
 
 /** Writes the demo lines as NDJSON. */

@@ -18,6 +18,7 @@ import type {
   AppStore,
   BreakdownField,
   CreativeFormat,
+  DestinationType,
   Platform,
   SortOrder,
   TrendDimension,
@@ -130,6 +131,7 @@ export interface AdFilter {
   /** The ad's `categories` contains at least one of these. */
   categories?: string[];
   status?: AdStatus;
+  destinationType?: DestinationType;
   advertiserId?: string;
   webmasterId?: string;
   /** Lower-case host: the ad's landing_domain equals it or ends with `.` + it. Never a look-alike. */
@@ -178,12 +180,15 @@ export interface CountResult {
 export interface KeyCount {
   key: string;
   ads: number;
+  /** The entity's name, for advertiser and webmaster keys. */
+  label?: string;
 }
 
 /**
  * Breakdown keys: country (ISO code), platform, category (slug), language, creative_format,
- * landing_domain (the REGISTRABLE domain), status (active|inactive). An ad with several countries,
- * languages or categories counts once in each.
+ * landing_domain (the REGISTRABLE domain), destination_type, status (active|inactive), advertiser (id), webmaster (id;
+ * ads without one are left out). An ad with several countries, languages or categories counts once in each.
+ * Advertiser and webmaster buckets carry the entity's name as `label` (the record's name rule).
  */
 export interface BreakdownResult {
   /** Exact number of ads matching the filter. */
@@ -302,6 +307,18 @@ export interface CatalogData {
   /** min(first_seen_date) and max(last_seen_date) over all ads; null when the store is empty. */
   firstSeenDate: string | null;
   lastSeenDate: string | null;
+  /**
+   * Per platform and country (an ad with several countries counts in each): the ads held and the newest sighting
+   * (max last_seen_date). Ordered by platform asc, ads desc, country asc; pairs without ads are left out.
+   */
+  coverage: CoverageData[];
+}
+
+export interface CoverageData {
+  platform: Platform;
+  country: string;
+  ads: number;
+  newestSighting: string;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * add the rest and see known ads again (later last_seen_date, another status, more activity days and countries),
  * some more than once. `finalRecords` is what the store should hold after all of them: the last sighting of each id.
  */
-import { AD_SORTS, BREAKDOWN_FIELDS, SORT_ORDERS, TREND_DIMENSIONS } from '@adintel/contracts';
+import { AD_SORTS, BREAKDOWN_FIELDS, DESTINATION_TYPES, SORT_ORDERS, TREND_DIMENSIONS } from '@adintel/contracts';
 import type { AdLine } from '../../src/ingest/ad-line';
 import { toAdRecord } from '../../src/ingest/ad-line';
 import { generateDemoAds } from '../../src/ingest/demo-generator';
@@ -47,7 +47,7 @@ export function liveSightings(count: number, firstShare = 0.4, batchSize = 150):
   return { firstLoad: firstLoad.map(toAdRecord), batches, finalRecords };
 }
 
-/** The ad seen again `r`-dependent days later: status may flip, more activity days, sometimes one more country. */
+/** The ad seen again `r`-dependent days later: status may flip, more activity days, sometimes one more country or a new landing URL. */
 function resight(line: AdLine, r: number): AdLine {
   const last = addDays(line.last_seen_date, 1 + (r % 9));
   const span = dayNumber(last) - dayNumber(line.first_seen_date) + 1;
@@ -60,6 +60,8 @@ function resight(line: AdLine, r: number): AdLine {
     countries: r % 4 === 0 && !line.countries.includes(extraCountry) ? [...line.countries, extraCountry] : line.countries,
     impressions: line.impressions + (r % 1000),
     popularity: line.popularity + (r % 10) / 10,
+    // Now and then the ad starts sending people elsewhere (a new destination type: the row is replaced, not updated).
+    ...(r % 13 === 0 ? { landing_url: `https://t.me/${line.advertiser.id}` } : {}),
   };
 }
 
@@ -94,6 +96,9 @@ export async function firstDifference(a: AdStore, b: AdStore, records: AdRecord[
     { words: [someAd.title.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)[0] ?? 'a'] },
     { dateFrom: addDays(today, -20), dateTo: addDays(today, -5) },
     { country: 'BR', categories: ['gambling_and_betting'], platforms: ['facebook'] },
+    ...DESTINATION_TYPES.map((destinationType) => ({ destinationType })),
+    { destinationType: 'online_shop', country: 'US', status: 'active' },
+    { destinationType: 'app_store', platforms: ['tiktok'], dateFrom: addDays(today, -30) },
   ];
   for (const [i, filter] of filters.entries()) {
     for (const sort of AD_SORTS) {

@@ -3,7 +3,7 @@
  * Every engine runs it: `describeStoreContract('sqlite', load)` in sqlite-store.spec.ts, and the
  * Elasticsearch adapter against a real cluster when ES_URL is set.
  */
-import { AD_SORTS, SORT_ORDERS, type Ad, type AdSort, type SortOrder } from '@adintel/contracts';
+import { AD_SORTS, DESTINATION_TYPES, SORT_ORDERS, type Ad, type AdSort, type SortOrder } from '@adintel/contracts';
 import type { AdFilter, AdRecord, AdStore, SortKey } from '../../src/store/ad-store.port';
 import { FIXTURE_RECORDS } from './store-fixture';
 
@@ -458,6 +458,56 @@ export function describeStoreContract(engine: string, load: LoadStore): void {
           { country: 'IE', ads: 1, share: 0.5 },
         ]);
         expect(await store.getApp('nope')).toBeNull();
+      });
+    });
+
+    describe('destinations, entity breakdowns and coverage', () => {
+      const of = (pick: (ad: AdRecord) => string | null) => {
+        const counts = new Map<string, number>();
+        for (const ad of FIXTURE_RECORDS) {
+          const key = pick(ad);
+          if (key !== null) counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        return [...counts].map(([key, ads]) => ({ key, ads })).sort((x, y) => y.ads - x.ads || compare(x.key, y.key));
+      };
+
+      it('filters on destination_type, which every ad carries', async () => {
+        for (const type of DESTINATION_TYPES) {
+          const expected = FIXTURE_RECORDS.filter((ad) => ad.destination_type === type).map((ad) => ad.id).sort();
+          expect(await search({ destinationType: type })).toEqual(expected);
+          expect(await store.countAds({ destinationType: type }, 100)).toEqual({ total: expected.length, estimated: false });
+        }
+        expect(await search({ destinationType: 'online_shop', platforms: ['facebook'] })).toEqual(
+          FIXTURE_RECORDS.filter((ad) => ad.destination_type === 'online_shop' && ad.platform_name === 'facebook').map((ad) => ad.id).sort(),
+        );
+        const page = await store.searchAds({ filter: {}, sort: 'date', order: 'desc', limit: 100 });
+        for (const ad of page.rows) expect(ad.destination_type).toBe(FIXTURE_RECORDS.find((r) => r.id === ad.id)?.destination_type);
+      });
+
+      it('breaks down by destination type, advertiser and webmaster (names as labels, ads without a webmaster left out)', async () => {
+        expect((await store.breakdown({}, 'destination_type', 10)).buckets).toEqual(of((ad) => ad.destination_type));
+        const byAdvertiser = await store.breakdown({}, 'advertiser', 2);
+        expect(byAdvertiser.total).toBe(FIXTURE_RECORDS.length);
+        expect(byAdvertiser.buckets.map(({ key, ads }) => ({ key, ads }))).toEqual(of((ad) => ad.advertiser_id).slice(0, 2));
+        for (const bucket of byAdvertiser.buckets) expect(bucket.label).toBe((await store.getAdvertiser(bucket.key))?.name);
+        const byWebmaster = await store.breakdown({}, 'webmaster', 10);
+        expect(byWebmaster.buckets.map(({ key, ads }) => ({ key, ads }))).toEqual(of((ad) => ad.webmaster_id));
+        for (const bucket of byWebmaster.buckets) expect(bucket.label).toBe((await store.getWebmaster(bucket.key))?.name);
+      });
+
+      it('reports coverage: ads and the newest sighting per platform and country', async () => {
+        const expected = new Map<string, { platform: string; country: string; ads: number; newestSighting: string }>();
+        for (const ad of FIXTURE_RECORDS) {
+          for (const country of ad.countries) {
+            const key = `${ad.platform_name} ${country}`;
+            const row = expected.get(key) ?? { platform: ad.platform_name, country, ads: 0, newestSighting: '' };
+            row.ads++;
+            if (ad.last_seen_date > row.newestSighting) row.newestSighting = ad.last_seen_date;
+            expected.set(key, row);
+          }
+        }
+        const ordered = [...expected.values()].sort((x, y) => compare(x.platform, y.platform) || y.ads - x.ads || compare(x.country, y.country));
+        expect((await store.catalog()).coverage).toEqual(ordered);
       });
     });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, PLATFORMS } from '../vocabulary';
+import { AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, DESTINATION_TYPES, OVERVIEW, PLATFORMS } from '../vocabulary';
 import { Id, IsoDate, Share } from './common';
 
 /** One ad as search_ads returns it. */
@@ -9,6 +9,7 @@ export const Ad = z.object({
   body: z.string(),
   landing_domain: z.string(),
   landing_url: z.string(),
+  destination_type: z.enum(DESTINATION_TYPES).describe('where the landing URL sends people'),
   platform_name: z.enum(PLATFORMS),
   advertiser_id: Id,
   webmaster_id: Id.nullable().describe('null when the ad runs without an affiliate'),
@@ -86,9 +87,22 @@ export const BreakdownBucket = z.object({
 });
 export type BreakdownBucket = z.infer<typeof BreakdownBucket>;
 
-export const AdsBreakdown = z.object({
+export const OverviewSection = z.object({
   field: z.enum(BREAKDOWN_FIELDS),
-  total: z.int().min(0).describe('ads matching the filters'),
+  complete: z.boolean().describe('true: every bucket of this field is in `data`; false: truncated to the top rows'),
   data: z.array(BreakdownBucket),
+});
+export type OverviewSection = z.infer<typeof OverviewSection>;
+
+/**
+ * A breakdown by one field (`data`), or with `field=overview` the top rows of every overview section (`sections`,
+ * `data` empty). Either way 1 token per bucket delivered.
+ */
+export const AdsBreakdown = z.object({
+  field: z.enum([...BREAKDOWN_FIELDS, OVERVIEW]),
+  total: z.int().min(0).describe('ads matching the filters'),
+  total_estimated: z.boolean().describe('false: `total` is exact'),
+  data: z.array(BreakdownBucket),
+  sections: z.array(OverviewSection).optional().describe('field=overview only: one per section, top rows first'),
 });
 export type AdsBreakdown = z.infer<typeof AdsBreakdown>;

@@ -14,7 +14,11 @@ export const Catalog = z.object({
   sorts: z.array(z.string()),
   trend_dimensions: z.array(z.string()),
   breakdown_fields: z.array(z.string()),
+  destination_types: z.array(z.string()).describe('where an ad sends people: search_ads `destination_type` values'),
   data_window: z.object({ first_seen_date: z.string().nullable(), last_seen_date: z.string().nullable() }),
+  coverage: z
+    .array(z.object({ platform: z.string(), country: z.string(), ads: z.int().min(0), newest_sighting: z.string() }))
+    .describe('ads held and the newest sighting per platform and country; a pair absent here holds no ads'),
   tools: z.array(z.object({ name: z.string(), cost: z.string(), http: z.string() })),
 });
 export type Catalog = z.infer<typeof Catalog>;

@@ -122,7 +122,14 @@ export class ElasticsearchAdStore implements AdStore {
   }
 
   async breakdown(filter: AdFilter, field: BreakdownField, limit: number): Promise<BreakdownResult> {
-    return breakdownFrom(await this.search('breakdown', breakdownRequest(this.names.ads, filter, field, limit)));
+    const result = breakdownFrom(await this.search('breakdown', breakdownRequest(this.names.ads, filter, field, limit)));
+    if (field !== 'advertiser' && field !== 'webmaster') return result;
+    // Names follow the entity records (their name rule), one lookup per bucket (at most `limit`).
+    const kind = field === 'advertiser' ? 'advertisers' : 'webmasters';
+    const buckets = await Promise.all(
+      result.buckets.map(async (b) => ({ ...b, label: (await this.entity<{ name: string }>(kind, b.key))?.name ?? b.key })),
+    );
+    return { ...result, buckets };
   }
 
   async trends(query: TrendQuery): Promise<TrendResult> {

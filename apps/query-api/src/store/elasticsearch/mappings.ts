@@ -49,6 +49,7 @@ const adProperties: Record<string, estypes.MappingProperty> = {
   languages: keyword,
   categories: keyword,
   creative_format: keyword,
+  destination_type: keyword,
   media_count: integer,
   creative_id: keyword,
   creative_title: { type: 'keyword', index: false },

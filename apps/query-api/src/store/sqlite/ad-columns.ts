@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { AppStore, CreativeFormat, Platform } from '@adintel/contracts';
+import { DESTINATION_TYPES, type AppStore, type CreativeFormat, type DestinationType, type Platform } from '@adintel/contracts';
 import { dayNumber } from '../text';
 
 /**
@@ -20,6 +20,8 @@ export interface AdColumns {
   last: Int32Array;
   platform: Uint8Array;
   active: Uint8Array;
+  /** Index of the ad's destination type in DESTINATION_TYPES (a closed list: no dictionary). */
+  destination: Uint8Array;
   advertiser: Int32Array;
   webmaster: Int32Array;
   app: Int32Array;
@@ -64,6 +66,7 @@ const ARRAY_COLUMNS = [
   'last',
   'platform',
   'active',
+  'destination',
   'advertiser',
   'webmaster',
   'app',
@@ -107,6 +110,7 @@ export function decodeAdColumns(blobs: Map<string, Uint8Array>): AdColumns | nul
     last: new Int32Array(copy('last')),
     platform: new Uint8Array(copy('platform')),
     active: new Uint8Array(copy('active')),
+    destination: new Uint8Array(copy('destination')),
     advertiser: new Int32Array(copy('advertiser')),
     webmaster: new Int32Array(copy('webmaster')),
     app: new Int32Array(copy('app')),
@@ -134,6 +138,7 @@ export interface ColumnSource {
   first_seen: string;
   last_seen: string;
   creative_format: CreativeFormat;
+  destination: DestinationType;
   advertiser_name: string;
   webmaster_name: string | null;
   app_doc: string | null;
@@ -196,6 +201,7 @@ export class AdColumnsBuilder {
   private readonly last: number[] = [];
   private readonly platform: number[] = [];
   private readonly active: number[] = [];
+  private readonly destination: number[] = [];
   private readonly advertiser: number[] = [];
   private readonly webmaster: number[] = [];
   private readonly app: number[] = [];
@@ -223,6 +229,7 @@ export class AdColumnsBuilder {
     this.last.push(dayNumber(ad.last_seen));
     this.platform.push(code(this.dict.platforms, ad.platform));
     this.active.push(active);
+    this.destination.push(destinationCode(ad.destination));
     this.advertiser.push(code(this.dict.advertisers, ad.advertiser_id, () => this.names.advertiserNames.push(ad.advertiser_name)));
     this.webmaster.push(
       ad.webmaster_id ? code(this.dict.webmasters, ad.webmaster_id, () => this.names.webmasterNames.push(ad.webmaster_name ?? '')) : -1,
@@ -311,6 +318,7 @@ export class AdColumnsBuilder {
       last: Int32Array.from(pick(this.last)),
       platform: Uint8Array.from(pick(this.platform)),
       active: Uint8Array.from(pick(this.active)),
+      destination: Uint8Array.from(pick(this.destination)),
       advertiser: Int32Array.from(pick(this.advertiser)),
       webmaster: Int32Array.from(pick(this.webmaster)),
       app: Int32Array.from(pick(this.app)),
@@ -334,3 +342,6 @@ export class AdColumnsBuilder {
     };
   }
 }
+
+/** A destination type's code in the `destination` column. */
+export const destinationCode = (type: string): number => Math.max(0, DESTINATION_TYPES.indexOf(type as DestinationType));

@@ -105,7 +105,8 @@ export class AdPlanner {
     }
     if (filter.platforms && new Set(filter.platforms).size < 2) selectivity *= 0.5;
     if (filter.status) selectivity *= 0.5;
-    if (filter.dateFrom || filter.dateTo || filter.platforms || filter.status) checkCost += COST.columnCheck;
+    if (filter.destinationType) selectivity *= 0.3;
+    if (filter.dateFrom || filter.dateTo || filter.platforms || filter.status || filter.destinationType) checkCost += COST.columnCheck;
 
     const best = drivers.reduce<Driver | null>((b, d) => (!b || d.est < b.est ? d : b), null);
     const scanCost = (Math.min(wanted, n) / Math.max(selectivity, 1 / n)) * checkCost;
@@ -180,6 +181,10 @@ function conditionsOf(filter: AdFilter, driver: keyof AdFilter | null): { sql: s
   if (filter.status) {
     clauses.push('ads.status = ?');
     params.push(filter.status);
+  }
+  if (filter.destinationType) {
+    clauses.push('ads.destination = ?');
+    params.push(filter.destinationType);
   }
   for (const [key, column] of ID_FILTERS) {
     const value = filter[key];

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { Ad, AdDetail, AdSort, AdvertiserMatch, BreakdownField } from '@adintel/contracts';
-import type { AdFilter, AdSearchQuery, BreakdownResult, CountResult, KeysetPage, TrendQuery, TrendResult } from '../ad-store.port';
+import type { Ad, AdDetail, AdSort, AdvertiserMatch, BreakdownField, Platform } from '@adintel/contracts';
+import type { AdFilter, AdSearchQuery, BreakdownResult, CountResult, CoverageData, KeysetPage, TrendQuery, TrendResult } from '../ad-store.port';
 import { isoDate } from '../text';
 import { AdPlanner, ftsQuery, SORT_INDEX } from './ad-planner';
 import { ColumnarAds } from './columnar-search';
@@ -17,7 +17,8 @@ const SORT_COLUMN: Record<AdSort, string> = {
   impressions: 'impressions',
 };
 
-const BREAKDOWN_SQL: Record<BreakdownField, { join?: string; key: string }> = {
+/** `where`: ads without a value are left out (ads without a webmaster). */
+const BREAKDOWN_SQL: Record<BreakdownField, { join?: string; key: string; where?: string }> = {
   country: { join: 'ad_countries', key: 'j.value' },
   category: { join: 'ad_categories', key: 'j.value' },
   language: { join: 'ad_languages', key: 'j.value' },
@@ -25,6 +26,9 @@ const BREAKDOWN_SQL: Record<BreakdownField, { join?: string; key: string }> = {
   creative_format: { key: 'ads.creative_format' },
   landing_domain: { key: 'ads.registrable' },
   status: { key: 'ads.status' },
+  destination_type: { key: 'ads.destination' },
+  advertiser: { key: 'ads.advertiser_id' },
+  webmaster: { key: 'ads.webmaster_id', where: 'ads.webmaster_id IS NOT NULL' },
 };
 
 /** Plans estimated above this cost (≈ µs) run on the in-memory columns instead. */
@@ -205,12 +209,47 @@ export class AdReader {
     const from = spec.join ? `${plan.from} JOIN ${spec.join} j ON j.rid = ads.rid` : plan.from;
     const buckets = this.db
       .prepare(
-        `SELECT ${spec.key} AS key, count(*) AS ads FROM ${from} WHERE ${plan.where}
+        `SELECT ${spec.key} AS key, count(*) AS ads FROM ${from} WHERE ${plan.where}${spec.where ? ` AND ${spec.where}` : ''}
          GROUP BY ${spec.key} ORDER BY ads DESC, key ASC LIMIT ?`,
       )
       .all(...plan.params, limit) as { key: string; ads: number }[];
-    return { total: n, buckets: buckets.map((b) => ({ key: b.key, ads: b.ads })) };
+    const kind = field === 'advertiser' || field === 'webmaster' ? field : null;
+    const labelOf = (key: string) => (kind ? { label: this.entities.entity<{ name: string }>(kind, key, 'row_doc')?.name ?? key } : {});
+    return { total: n, buckets: buckets.map((b) => ({ key: b.key, ads: b.ads, ...labelOf(b.key) })) };
   }
+
+  /** Ads and newest sighting per platform and country: one pass over the columns, kept while they stay the same. */
+  coverage(): CoverageData[] {
+    const columnar = this.columnarAds();
+    if (!columnar) return [];
+    const cached = this.coverageOf.get(columnar);
+    if (cached) return cached;
+    const c = columnar.cols;
+    const width = c.dicts.countries.length;
+    const ads = new Int32Array(c.dicts.platforms.length * width);
+    const newest = new Int32Array(ads.length).fill(-1);
+    for (let p = 0; p < c.n; p++) {
+      const row = (c.platform[p] ?? 0) * width;
+      const last = c.last[p] ?? 0;
+      for (let j = c.countryOff[p] ?? 0, end = c.countryOff[p + 1] ?? 0; j < end; j++) {
+        const at = row + (c.countryVal[j] ?? 0);
+        ads[at] = (ads[at] ?? 0) + 1;
+        if (last > (newest[at] ?? -1)) newest[at] = last;
+      }
+    }
+    const rows: CoverageData[] = [];
+    for (let at = 0; at < ads.length; at++) {
+      const n = ads[at] ?? 0;
+      if (!n) continue;
+      const platform = c.dicts.platforms[Math.floor(at / width)] as Platform;
+      rows.push({ platform, country: c.dicts.countries[at % width] ?? '', ads: n, newestSighting: isoDate(newest[at] ?? 0) });
+    }
+    rows.sort((a, b) => (a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : b.ads - a.ads || (a.country < b.country ? -1 : 1)));
+    this.coverageOf.set(columnar, rows);
+    return rows;
+  }
+
+  private readonly coverageOf = new WeakMap<ColumnarAds, CoverageData[]>();
 
   trends(query: TrendQuery): TrendResult {
     const columnar = this.columnarAds();

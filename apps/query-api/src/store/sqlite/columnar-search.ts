@@ -1,4 +1,5 @@
 import type { AdSort, SortOrder } from '@adintel/contracts';
+import { DESTINATION_TYPES } from '@adintel/contracts';
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber, reverseHost } from '../text';
 import type { AdColumns } from './ad-columns';
@@ -142,6 +143,7 @@ export class ColumnarAds {
       platforms: filter.platforms ? new Set(filter.platforms.map((p) => this.codes.platforms.get(p) ?? -2)) : null,
       categories: filter.categories ? new Set(filter.categories.map((x) => this.codes.categories.get(x) ?? -2)) : null,
       active: filter.status === undefined ? -1 : filter.status === 'active' ? 1 : 0,
+      destination: filter.destinationType === undefined ? -1 : DESTINATION_TYPES.indexOf(filter.destinationType),
       from: filter.dateFrom ? dayNumber(filter.dateFrom) : -Infinity,
       to: filter.dateTo ? dayNumber(filter.dateTo) : Infinity,
     };
@@ -160,7 +162,7 @@ export class ColumnarAds {
   /** Whether the ad at position p passes every compiled check except the one `driver` already guarantees. */
   private matcher(f: CompiledFilter, driver: Driver | null): (p: number) => boolean {
     const c = this.cols;
-    const { platforms, active, from, to, categories } = f;
+    const { platforms, active, destination, from, to, categories } = f;
     const advertiser = driver === 'advertiserId' ? -1 : f.ids.advertiserId;
     const webmaster = driver === 'webmasterId' ? -1 : f.ids.webmasterId;
     const app = driver === 'appId' ? -1 : f.ids.appId;
@@ -176,6 +178,7 @@ export class ColumnarAds {
       }
       if (platforms && !platforms.has(c.platform[p] ?? -3)) return false;
       if (active >= 0 && c.active[p] !== active) return false;
+      if (destination >= 0 && c.destination[p] !== destination) return false;
       if (advertiser >= 0 && c.advertiser[p] !== advertiser) return false;
       if (webmaster >= 0 && c.webmaster[p] !== webmaster) return false;
       if (app >= 0 && c.app[p] !== app) return false;
@@ -235,6 +238,7 @@ export class ColumnarAds {
     return (
       (f.platforms ? 1 : 0) +
       (f.active >= 0 ? 1 : 0) +
+      (f.destination >= 0 ? 1 : 0) +
       (f.from > -Infinity ? 1 : 0) +
       (f.to < Infinity ? 1 : 0) +
       (f.country >= 0 && driver !== 'country' ? 1 : 0) +
@@ -484,6 +488,8 @@ interface CompiledFilter {
   categories: Set<number> | null;
   /** -1 = any, 1 = active, 0 = inactive. */
   active: number;
+  /** -1 = any, else the index in DESTINATION_TYPES. */
+  destination: number;
   from: number;
   to: number;
 }

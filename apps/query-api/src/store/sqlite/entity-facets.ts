@@ -254,6 +254,8 @@ export function renderCatalog(f: Facets): { catalog: CatalogData; valueCounts: {
       languages: ranked(f.entries('language')).map(([k]) => k),
       firstSeenDate: f.min('first'),
       lastSeenDate: f.max('last'),
+      // Read from the ad columns (AdReader.coverage), current to the last live batch.
+      coverage: [],
     },
     valueCounts: { n: f.scalar('#ads'), countries: Object.fromEntries(countries), categories: Object.fromEntries(categories) },
   };

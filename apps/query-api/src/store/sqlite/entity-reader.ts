@@ -145,7 +145,7 @@ export class EntityReader {
       const stored = this.db.prepare("SELECT value FROM meta WHERE key = 'catalog'").get() as { value: string } | undefined;
       return stored
         ? (JSON.parse(stored.value) as CatalogData)
-        : { countries: [], categories: [], languages: [], firstSeenDate: null, lastSeenDate: null };
+        : { countries: [], categories: [], languages: [], firstSeenDate: null, lastSeenDate: null, coverage: [] };
     });
   }
 

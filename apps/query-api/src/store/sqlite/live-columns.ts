@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
-import { type AdColumns, decodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
+import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
 import { ColumnarAds, lowerBound } from './columnar-search';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
 import { ADDED, REMOVED, UPDATED } from './schema';
@@ -190,6 +190,7 @@ export class LiveColumns {
       last: pick(Int32Array, cols.last, (ad) => dayNumber(ad.row.last_seen)),
       platform: pick(Uint8Array, cols.platform, (ad) => code('platforms', ad.row.platform)),
       active: pick(Uint8Array, cols.active, (ad) => (ad.row.status === 'active' ? 1 : 0)),
+      destination: pick(Uint8Array, cols.destination, (ad) => destinationCode(ad.row.destination)),
       advertiser: pick(Int32Array, cols.advertiser, (ad) => code('advertiserIds', ad.row.advertiser_id)),
       webmaster: pick(Int32Array, cols.webmaster, (ad) => code('webmasterIds', ad.row.webmaster_id)),
       app: pick(Int32Array, cols.app, (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1)),

@@ -18,7 +18,7 @@ export interface AdRow extends ColumnSource {
 
 /** The columns of the rollup scan (joined ads and ad_docs as `a` and `d`); live-columns.ts reads the same for a batch. */
 export const AD_ROW_COLUMNS = `a.rid, a.id, a.activity_days, a.popularity, a.impressions, a.platform, a.advertiser_id, a.webmaster_id, a.app_id,
-  a.creative_id, a.status, a.first_seen, a.last_seen, a.registrable, a.host_rev, d.host, a.creative_format, d.countries, d.categories,
+  a.creative_id, a.status, a.first_seen, a.last_seen, a.registrable, a.host_rev, d.host, a.creative_format, a.destination, d.countries, d.categories,
   d.languages, d.advertiser_name, d.advertiser_account, d.webmaster_name, d.app_doc, d.creative_title`;
 
 const list = (joined: string) => (joined ? joined.split(',') : []);

@@ -9,7 +9,7 @@ import type { DatabaseSync } from 'node:sqlite';
  * rows each live batch removed and added since then (live-columns.ts brings the columns forward with it).
  */
 /** Bumped whenever the layout changes: a store written by another version is emptied and reloaded. */
-export const SCHEMA_VERSION = '4';
+export const SCHEMA_VERSION = '5';
 
 export const BASE_TABLES = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS ads (
   impressions INTEGER NOT NULL,
   host_rev TEXT NOT NULL,
   registrable TEXT NOT NULL,
-  creative_format TEXT NOT NULL
+  creative_format TEXT NOT NULL,
+  destination TEXT NOT NULL
 );
 -- The payload, apart from the filter/sort columns, so an ads row stays small and scans stay in cache.
 CREATE TABLE IF NOT EXISTS ad_docs (

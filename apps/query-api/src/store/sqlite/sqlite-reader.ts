@@ -74,5 +74,5 @@ export class SqliteReader implements StoreReads {
   getDomain: StoreReads['getDomain'] = (domain) => this.read(() => this.entities.getDomain(domain));
   searchApps: StoreReads['searchApps'] = (query) => this.read(() => this.entities.searchApps(query));
   getApp: StoreReads['getApp'] = (id) => this.read(() => this.entities.getApp(id));
-  catalog: StoreReads['catalog'] = () => this.read(() => this.entities.catalog());
+  catalog: StoreReads['catalog'] = () => this.read(() => ({ ...this.entities.catalog(), coverage: this.ads.coverage() }));
 }

@@ -280,6 +280,7 @@ export class SqliteWriter implements AdStoreWriter {
       reverseHost(ad.landing_domain),
       ad.registrable_domain,
       ad.creative_format,
+      ad.destination_type,
     );
     const rid = Number(lastInsertRowid);
     s.insertDoc.run(rid, ad.landing_domain, ...this.docValues(ad, content));
@@ -341,6 +342,7 @@ function toStoredDoc(ad: AdRecord) {
     body: ad.body,
     landing_domain: ad.landing_domain,
     landing_url: ad.landing_url,
+    destination_type: ad.destination_type,
     platform_name: ad.platform_name,
     advertiser_id: ad.advertiser_id,
     webmaster_id: ad.webmaster_id,
@@ -367,8 +369,8 @@ function prepare(db: DatabaseSync) {
   return {
     findRid: st('SELECT rid FROM ads WHERE id = ?'),
     insertAd: st(`INSERT INTO ads (id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen,
-      last_seen, days_active, activity_days, popularity, impressions, host_rev, registrable, creative_format)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      last_seen, days_active, activity_days, popularity, impressions, host_rev, registrable, creative_format, destination)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     insertDoc: st(`INSERT INTO ad_docs (rid, host, countries, categories, languages, advertiser_name, advertiser_account,
       webmaster_name, app_doc, creative_title, doc, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     findRow: st(`SELECT ${AD_ROW_COLUMNS}, d.content, d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`),

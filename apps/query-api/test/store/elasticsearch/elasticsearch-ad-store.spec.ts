@@ -23,6 +23,7 @@ const adSource = (id: string, overrides: Partial<AdRecord> = {}) => ({
   body: 'Body',
   landing_domain: 'shop.example.com',
   landing_url: 'https://shop.example.com/x',
+  destination_type: 'online_shop',
   platform_name: 'facebook',
   advertiser_id: 'adv-1',
   webmaster_id: null,

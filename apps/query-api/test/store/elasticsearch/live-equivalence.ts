@@ -5,7 +5,7 @@
  * question as the final versions loaded offline from scratch. Written for the Elasticsearch engine (run by
  * elasticsearch.contract.spec.ts when ES_URL is set); it takes any pair of AdStores, so other engines can use it.
  */
-import { AD_SORTS, BREAKDOWN_FIELDS, PLATFORMS, AD_STATUSES, SORT_ORDERS, TREND_DIMENSIONS } from '@adintel/contracts';
+import { AD_SORTS, BREAKDOWN_FIELDS, DESTINATION_TYPES, PLATFORMS, AD_STATUSES, SORT_ORDERS, TREND_DIMENSIONS } from '@adintel/contracts';
 import { type AdLine, toAdRecord } from '../../../src/ingest/ad-line';
 import type { AdFilter, AdRecord, AdStore, SortKey } from '../../../src/store/ad-store.port';
 import { addDays, dayNumber, words } from '../../../src/store/text';
@@ -86,6 +86,7 @@ function filtersOf(records: readonly AdRecord[]): Record<string, AdFilter> {
   add('platform', PLATFORMS, (platform) => ({ platforms: [platform] }));
   add('category', distinct(records.flatMap((r) => r.categories)), (category) => ({ categories: [category] }));
   add('status', AD_STATUSES, (status) => ({ status }));
+  add('destination', DESTINATION_TYPES, (destinationType) => ({ destinationType }));
   add('advertiser', distinct(records.map((r) => r.advertiser_id)), (advertiserId) => ({ advertiserId }));
   add('webmaster', distinct(records.map((r) => r.webmaster_id)), (webmasterId) => ({ webmasterId }));
   add('creative', distinct(records.map((r) => r.creative_id)), (creativeId) => ({ creativeId }));

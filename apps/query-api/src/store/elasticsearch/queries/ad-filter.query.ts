@@ -28,6 +28,7 @@ export function adFilterQuery(filter: AdFilter): Query {
   if (filter.platforms?.length) clauses.push({ terms: { platform_name: filter.platforms } });
   if (filter.categories?.length) clauses.push({ terms: { categories: filter.categories } });
   if (filter.status) clauses.push({ term: { status_today: filter.status } });
+  if (filter.destinationType) clauses.push({ term: { destination_type: filter.destinationType } });
   if (filter.advertiserId) clauses.push({ term: { advertiser_id: filter.advertiserId } });
   if (filter.webmasterId) clauses.push({ term: { webmaster_id: filter.webmasterId } });
   if (filter.landingDomain) clauses.push({ term: { landing_domain_suffixes: filter.landingDomain } });

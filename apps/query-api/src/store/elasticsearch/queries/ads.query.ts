@@ -123,6 +123,9 @@ const BREAKDOWN_SOURCE_FIELD: Record<BreakdownField, string> = {
   creative_format: 'creative_format',
   landing_domain: 'registrable_domain',
   status: 'status_today',
+  destination_type: 'destination_type',
+  advertiser: 'advertiser_id',
+  webmaster: 'webmaster_id',
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
+import type { Platform } from '@adintel/contracts';
 import type { CatalogData, DateRange, KeysetPage, NameQuery, PagedNameQuery, SortKey } from '../../ad-store.port';
 import { TOLERATE_NO_INDEX } from './ads.query';
 import { dailyActivityAggs, daysOf, dailyCountsFrom } from './trends.query';
@@ -110,13 +111,26 @@ export function catalogRequest(index: string): estypes.SearchRequest {
       languages: values('languages'),
       first_seen: { min: { field: 'first_seen_date', format: 'yyyy-MM-dd' } },
       last_seen: { max: { field: 'last_seen_date', format: 'yyyy-MM-dd' } },
+      coverage: {
+        terms: { field: 'platform_name', size: 10, order: { _key: 'asc' } },
+        aggs: {
+          countries: {
+            terms: { field: 'countries', size: CATALOG_MAX_VALUES, order: termsOrder },
+            aggs: { newest: { max: { field: 'last_seen_date', format: 'yyyy-MM-dd' } } },
+          },
+        },
+      },
     },
   };
 }
 
+type CoverageAgg = {
+  buckets: { key: string | number; countries?: { buckets: { key: string | number; doc_count: number; newest?: ValueAgg }[] } }[];
+};
+
 export function catalogFrom(response: estypes.SearchResponse): CatalogData {
   const aggs = response.aggregations as
-    | { countries?: TermsAgg; categories?: TermsAgg; languages?: TermsAgg; first_seen?: ValueAgg; last_seen?: ValueAgg }
+    | { countries?: TermsAgg; categories?: TermsAgg; languages?: TermsAgg; first_seen?: ValueAgg; last_seen?: ValueAgg; coverage?: CoverageAgg }
     | undefined;
   const dateOf = (agg: ValueAgg | undefined) => (agg?.value === null || agg?.value === undefined ? null : (agg.value_as_string ?? null));
   return {
@@ -125,5 +139,13 @@ export function catalogFrom(response: estypes.SearchResponse): CatalogData {
     languages: keysOf(aggs?.languages),
     firstSeenDate: dateOf(aggs?.first_seen),
     lastSeenDate: dateOf(aggs?.last_seen),
+    coverage: (aggs?.coverage?.buckets ?? []).flatMap((platform) =>
+      (platform.countries?.buckets ?? []).map((country) => ({
+        platform: String(platform.key) as Platform,
+        country: String(country.key),
+        ads: country.doc_count,
+        newestSighting: dateOf(country.newest) ?? '',
+      })),
+    ),
   };
 }

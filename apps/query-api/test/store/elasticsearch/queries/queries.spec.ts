@@ -207,6 +207,9 @@ describe('breakdowns', () => {
     creative_format: 'creative_format',
     landing_domain: 'registrable_domain',
     status: 'status_today',
+    destination_type: 'destination_type',
+    advertiser: 'advertiser_id',
+    webmaster: 'webmaster_id',
   };
   it.each(BREAKDOWN_FIELDS)('aggregates %s on its indexed field, ads desc then key asc', (field) => {
     const request = breakdownRequest(ADS, {}, field, 5);
@@ -450,10 +453,25 @@ describe('entities', () => {
             languages: { buckets: [{ key: 'en', doc_count: 3 }] },
             first_seen: { value: 1, value_as_string: '2026-01-01' },
             last_seen: { value: 2, value_as_string: '2026-02-01' },
+            coverage: {
+              buckets: [
+                {
+                  key: 'facebook',
+                  countries: { buckets: [{ key: 'US', doc_count: 3, newest: { value: 2, value_as_string: '2026-02-01' } }] },
+                },
+              ],
+            },
           },
         }),
       ),
-    ).toEqual({ countries: ['US'], categories: [], languages: ['en'], firstSeenDate: '2026-01-01', lastSeenDate: '2026-02-01' });
+    ).toEqual({
+      countries: ['US'],
+      categories: [],
+      languages: ['en'],
+      firstSeenDate: '2026-01-01',
+      lastSeenDate: '2026-02-01',
+      coverage: [{ platform: 'facebook', country: 'US', ads: 3, newestSighting: '2026-02-01' }],
+    });
     expect(catalogFrom(response({ aggregations: { first_seen: { value: null }, last_seen: { value: null } } }))).toMatchObject({
       firstSeenDate: null,
       lastSeenDate: null,
