@@ -1,0 +1,146 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { newAgentToken } from './agent';
+import { startStack, type Stack } from './stack';
+
+/**
+ * Six analyst questions, each asked through the real MCP SDK client the way an efficient agent would (the fewest
+ * calls, small limits, `fields`, the overview, trends' windows and evidence), against the built stack on 20,000 demo
+ * ads. Each question records its calls, the tokens charged (the receipts in `_meta`) and the characters of tool
+ * output a model would read (the text content); the figures go to docs/agents.md. A question that needs more than
+ * 6 calls, 30 tokens or 20,000 characters fails.
+ */
+const LIMITS = { calls: 6, tokens: 30, characters: 20_000 };
+const ADS = 20_000;
+
+interface Figures {
+  calls: number;
+  tokens: number;
+  characters: number;
+}
+
+type Json = Record<string, unknown>;
+
+describe('analyst questions through the MCP client', () => {
+  let stack: Stack;
+  let client: Client;
+  const figures = new Map<string, Figures>();
+
+  beforeAll(async () => {
+    stack = await startStack({ ads: ADS });
+    const { token } = await newAgentToken(stack.baseUrl);
+    client = new Client({ name: 'analyst', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+  }, 180_000);
+  afterAll(async () => {
+    await client?.close();
+    await stack?.stop();
+    const lines = [...figures].map(([q, f]) => `| ${q} | ${f.calls} | ${f.tokens} | ${f.characters.toLocaleString('en-US')} |`);
+    process.stdout.write(`analyst figures (${ADS} demo ads):\n| question | calls | tokens | characters |\n|---|---|---|---|\n${lines.join('\n')}\n`);
+  });
+
+  /** A question's session: every call is counted, and its structured result returned. */
+  function session(question: string) {
+    const f: Figures = { calls: 0, tokens: 0, characters: 0 };
+    figures.set(question, f);
+    return {
+      figures: f,
+      async call(name: string, args: Json): Promise<Json> {
+        const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        f.calls++;
+        f.characters += result.content.reduce((n, block) => n + (block.type === 'text' ? block.text.length : 0), 0);
+        const charged = result._meta?.['tokens_charged'];
+        f.tokens += typeof charged === 'number' ? charged : 0;
+        if (result.isError) throw new Error(`${name} ${JSON.stringify(args)} failed: ${JSON.stringify(result.content)}`);
+        return result.structuredContent as Json;
+      },
+    };
+  }
+
+  const withinLimits = (f: Figures) => {
+    expect(f.calls).toBeLessThanOrEqual(LIMITS.calls);
+    expect(f.tokens).toBeLessThanOrEqual(LIMITS.tokens);
+    expect(f.characters).toBeLessThanOrEqual(LIMITS.characters);
+  };
+  const rowsOf = (result: Json) => result['data'] as Json[];
+
+  it('1. the 5 advertisers with the most gambling ads in Brazil in the last 30 days, and each one’s longest-running ad', async () => {
+    const s = session('1. top gambling advertisers in BR, 30 days, longest-running ad each');
+    // advertisers/cards ranks advertisers by ads active in the window (default: the last 30 days of data).
+    const cards = await s.call('get_trends', { dimension: 'advertisers/cards', country: 'BR', ai_category: 'gambling_and_betting', limit: 5 });
+    const rows = rowsOf(cards);
+    expect(rows.length).toBe(5);
+    for (const row of rows) {
+      // The row's evidence is the search_ads arguments for its ads: sorted by days_active, the first is the longest-running.
+      const evidence = (row['evidence'] as { arguments: Json }).arguments;
+      const page = await s.call('search_ads', { ...evidence, sort_by: 'days_active', limit: 1, fields: ['title', 'days_active', 'landing_url'] });
+      const [ad] = rowsOf(page);
+      expect(ad).toEqual({ id: expect.any(String), title: expect.any(String), days_active: expect.any(Number), landing_url: expect.any(String) });
+    }
+    withinLimits(s.figures);
+  });
+
+  it('2. where finance ads in the US send people: destination types and top landing domains', async () => {
+    const s = session('2. where US finance ads send people');
+    const filters = { country: 'US', creative_categories: ['finance_and_banking'] };
+    const destinations = await s.call('get_ads_breakdown', { field: 'destination_type', ...filters, limit: 6 });
+    const domains = await s.call('get_ads_breakdown', { field: 'landing_domain', ...filters, limit: 10 });
+    expect(rowsOf(destinations).length).toBeGreaterThan(1);
+    expect(rowsOf(domains).length).toBe(10);
+    withinLimits(s.figures);
+  });
+
+  it('3. what is new this week in dating in Germany: new advertisers, creatives that are scaling', async () => {
+    const s = session('3. new this week in dating, DE');
+    const filters = { country: 'DE', ai_category: 'dating_and_relationships' };
+    // The last 7 days of data, one row per day: new ads per day, and the dates of "this week".
+    const days = await s.call('get_trends', { dimension: 'timeline', ...filters, limit: 7 });
+    const week = { date_from: String(rowsOf(days)[0]?.['key']), date_to: (days['window'] as Json)['date_to'] };
+    // Advertisers of the week against the week before: previous_ads 0 = new this week.
+    const advertisers = await s.call('get_trends', { dimension: 'advertisers/cards', ...filters, ...week, limit: 5 });
+    const scaling = await s.call('get_trends', { dimension: 'scaling-creatives', ...filters, ...week, limit: 5 });
+    expect(rowsOf(days).length).toBe(7);
+    expect(rowsOf(advertisers).length).toBeGreaterThan(0);
+    expect(rowsOf(scaling).length).toBeGreaterThan(0);
+    withinLimits(s.figures);
+  });
+
+  it('4. everything one webmaster runs: countries, verticals, advertisers, top domains', async () => {
+    const s = session('4. everything one webmaster runs');
+    const [top] = rowsOf(await s.call('search_webmasters', { limit: 1, fields: ['name'] }));
+    const id = String(top?.['id']);
+    // One overview: countries, categories, advertisers and domains of its ads, 3 rows per section.
+    const overview = await s.call('get_ads_breakdown', { field: 'overview', webmaster_id: id, limit: 24 });
+    const sections = overview['sections'] as { field: string; data: Json[] }[];
+    for (const field of ['country', 'category', 'advertiser', 'landing_domain']) {
+      expect(sections.find((x) => x.field === field)?.data.length).toBeGreaterThan(0);
+    }
+    withinLimits(s.figures);
+  });
+
+  it('5. the apps promoted most in India, and by whom', async () => {
+    const s = session('5. apps promoted most in IN, and by whom');
+    const apps = rowsOf(await s.call('get_trends', { dimension: 'apps', country: 'IN', limit: 5 }));
+    expect(apps.length).toBeGreaterThan(0);
+    for (const app of apps) {
+      const by = await s.call('get_ads_breakdown', { field: 'advertiser', app_id: app['key'], country: 'IN', limit: 2 });
+      expect(rowsOf(by).length).toBeGreaterThan(0);
+    }
+    withinLimits(s.figures);
+  });
+
+  it('6. how many e-commerce ads are active today on TikTok against Facebook', async () => {
+    const s = session('6. active e-commerce ads, TikTok vs Facebook');
+    const byPlatform = await s.call('get_ads_breakdown', {
+      field: 'platform',
+      status_today: 'active',
+      creative_categories: ['ecommerce_and_retail'],
+      limit: 2,
+    });
+    expect(rowsOf(byPlatform).map((b) => b['key']).sort()).toEqual(['facebook', 'tiktok']);
+    withinLimits(s.figures);
+  });
+});
