@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { DESTINATION_TYPES, OVERVIEW_SECTIONS } from '@adintel/contracts';
 import { inputJsonSchema, TOOLS, type ToolDefinition } from '@adintel/tool-catalogue';
 import { newAgentToken } from './agent';
 import { startStack, type Stack } from './stack';
@@ -7,7 +8,8 @@ import { startStack, type Stack } from './stack';
  * Property-based fuzzing of the built service (four real processes, a private Redis, the front door):
  * every tool's schema on both surfaces, hostile JSON-RPC envelopes and hostile tokens. Every answer must
  * come in time, never be a 5xx or a JSON-RPC -32603, never leak internals, and at the end each agent's
- * usage must equal the receipts it was given.
+ * usage must equal the receipts it was given. The arguments made for agents (`fields`, `destination_type`, the
+ * breakdown overview) have a property of their own that checks what comes back.
  *
  * FUZZ_RUNS (default 150) sets the runs per property; FUZZ_SEED replays a failing run (the seed is in
  * the failure message).
@@ -166,6 +168,94 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
       { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
     );
   });
+
+  it('fields, destination_type and the overview: rows trimmed as asked, sections within the limit, bad names refused by name', async () => {
+    const listTools = TOOLS.filter((t) => t.selection);
+    const fieldsCall = fc.constantFrom(...listTools).chain((tool) =>
+      fc.record({
+        tool: fc.constant(tool),
+        fields: fc.uniqueArray(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...(tool.selection?.fields ?? [])) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }), { minLength: 1, maxLength: 5 }),
+        limit: fc.integer({ min: 1, max: 100 }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fieldsCall, fc.nat(AGENTS - 1), fc.boolean(), async ({ tool, fields, limit }, who, rest) => {
+        const agent = agents[who] as Agent;
+        const args: Record<string, unknown> = { limit, fields, ...(tool.http.pathParams.length ? { id: 'wm_00001' } : {}) };
+        const selection = tool.selection as { key: string; fields: readonly string[] };
+        // REST reads `fields` comma-separated, trimmed, empty names dropped; MCP takes the array. No name left: a 400.
+        const names = rest ? fields.flatMap((f) => f.split(',')).map((f) => f.trim()).filter((f) => f !== '') : fields;
+        const valid = names.length > 0 && names.every((f) => selection.fields.includes(f));
+        const body = await callEither(agent, tool, args, rest);
+        if (!valid) {
+          expect(body.status).toBe(400);
+          const bad = body.problem?.errors?.find((e) => e.field.startsWith('fields'));
+          expect(bad?.field).toBeDefined();
+          if (names.length) expect(bad?.allowed).toEqual(selection.fields);
+          return;
+        }
+        // 402: the agent's trial ran out (the properties share three agents' 500 tokens).
+        if (body.status !== 200) return expect([402, 404]).toContain(body.status);
+        const allowed = new Set([selection.key, ...names]);
+        for (const row of (body.result?.['data'] as Record<string, unknown>[]) ?? []) {
+          expect(Object.keys(row).filter((k) => !allowed.has(k))).toEqual([]);
+          expect(row[selection.key]).toBeDefined();
+        }
+      }),
+      { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+
+    const breakdown = toolNamed('get_ads_breakdown');
+    const overviewCall = fc.record(
+      {
+        destination_type: fc.oneof(fc.constantFrom(...DESTINATION_TYPES), fc.string({ maxLength: 10 })),
+        country: fc.constantFrom('US', 'DE', 'BR', 'IN', 'ZZ'),
+        status_today: fc.constantFrom('active', 'inactive'),
+        platforms: fc.constantFrom(['facebook'], ['tiktok']),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(overviewCall, fc.integer({ min: -1, max: 101 }), fc.constantFrom('overview', 'destination_type', 'advertiser', 'webmaster'), fc.nat(AGENTS - 1), fc.boolean(), async (filters, limit, field, who, rest) => {
+        const agent = agents[who] as Agent;
+        const body = await callEither(agent, breakdown, { field, limit, ...filters }, rest);
+        const validType = filters.destination_type === undefined || (DESTINATION_TYPES as readonly string[]).includes(filters.destination_type);
+        if (!validType || limit < 1 || limit > 100) {
+          expect(body.status).toBe(400);
+          const named = body.problem?.errors?.map((e) => e.field) ?? [];
+          expect(named).toContain(!validType ? 'destination_type' : 'limit');
+          return;
+        }
+        if (body.status === 402) return;
+        expect(body.status).toBe(200);
+        const result = body.result as { data: unknown[]; sections?: { field: string; complete: boolean; data: unknown[] }[] };
+        const rows = result.data.length + (result.sections ?? []).reduce((n, x) => n + x.data.length, 0);
+        expect(rows).toBeLessThanOrEqual(limit);
+        expect(body.charged).toBe(rows);
+        if (field === 'overview') expect(result.sections?.map((x) => x.field)).toEqual([...OVERVIEW_SECTIONS]);
+      }),
+      { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  });
+
+  /** One call on REST or MCP: its status (an MCP isError carries its problem's), result, problem and receipt, recorded. */
+  async function callEither(agent: Agent, tool: ToolDefinition, args: Record<string, unknown>, rest: boolean) {
+    type Problem = { status: number; errors?: { field: string; allowed?: string[] }[] };
+    if (rest) {
+      const { res, text } = await send(restPath(tool, args), { headers: { authorization: `Bearer ${agent.token}` } }, 'agents rest');
+      const charged = res.headers.get('x-tokens-charged') ?? undefined;
+      recordReceipt(agent, charged);
+      const json = JSON.parse(text) as Record<string, unknown>;
+      return { status: res.status, result: res.status === 200 ? json : undefined, problem: res.status === 200 ? undefined : (json as unknown as Problem), charged: Number(charged ?? 0) };
+    }
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } });
+    const { text } = await send('/mcp', { method: 'POST', headers: mcpHeaders(agent.token), body }, 'agents mcp');
+    const { charged } = checkRpc(text);
+    recordReceipt(agent, charged);
+    const answer = JSON.parse(text) as { result: { isError?: boolean; structuredContent?: Record<string, unknown>; _meta: { problem?: Problem } } };
+    const problem = answer.result._meta.problem;
+    return { status: answer.result.isError ? (problem?.status ?? 500) : 200, result: answer.result.structuredContent, problem, charged: Number(charged ?? 0) };
+  }
 
   it('ends with usage = receipts for every agent (and no receipt left pending)', async () => {
     for (const agent of agents) {

@@ -30,7 +30,6 @@ export const fieldsArg = (selection: FieldSelection) =>
   z
     .array(z.enum(selection.fields as [string, ...string[]]))
     .min(1)
-    .max(selection.fields.length)
     .optional()
     .describe(`row fields to return (${selection.key} always comes), e.g. ${selection.key},${selection.fields[1] ?? selection.key}; default all`);
 
