@@ -18,6 +18,7 @@ test('the committed docs match the catalogue and the config schemas (else run `n
 
 test('the tool table is in README.md and the configuration tables in docs/operations.md', () => {
   assert.match(texts['README.md'], /^<!-- generated:tools -->$/m);
+  for (const name of ['tool-guides', 'destinations']) assert.match(texts['docs/agents.md'], new RegExp(`^<!-- generated:${name} -->$`, 'm'));
   for (const name of ['env:shared', ...APPS.map((app) => `env:${app}`)]) {
     assert.match(texts['docs/operations.md'], new RegExp(`^<!-- generated:${name} -->$`, 'm'));
   }
@@ -72,7 +73,11 @@ test('each generated section stands in exactly one file', () => {
 
 test('there is one env table per app plus the shared one, and the tool table lists every tool', () => {
   const sections = renderSections(sources);
-  assert.deepEqual(Object.keys(sections), ['tools', 'env:shared', ...APPS.map((app) => `env:${app}`)]);
+  assert.deepEqual(Object.keys(sections), ['tools', 'tool-guides', 'destinations', 'env:shared', ...APPS.map((app) => `env:${app}`)]);
+  for (const tool of sources.catalogue.TOOLS) assert.match(sections['tool-guides'], new RegExp(`^\\| \`${tool.name}\` \\| \\S`, 'm'));
+  for (const type of ['app_store', 'messenger', 'social_profile', 'marketplace', 'online_shop', 'website']) {
+    assert.match(sections.destinations, new RegExp(`^\\| \`${type}\` \\|`, 'm'));
+  }
   for (const tool of sources.catalogue.TOOLS) assert.match(sections.tools, new RegExp(`\\| \`${tool.name}\` \\| \`${tool.http.path.replace(/[{}]/g, '\\$&')}\``));
   assert.match(sections.tools, /\| `search_ads` \| `\/ads` \| 1 token per ad returned \(MCP default 20, REST 50 per page, max 100\)/);
 });

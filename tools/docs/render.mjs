@@ -77,9 +77,33 @@ function* layers(schema) {
   }
 }
 
+/** The destination rules (apps/query-api/src/ingest/destinations.ts): first match wins, else `website`. */
+export function renderDestinationRules({ DESTINATION_RULES }) {
+  const list = (values) => (values?.length ? values.map(code).join(', ') : '–');
+  const rows = DESTINATION_RULES.map((rule) => [
+    code(rule.type),
+    list(rule.domains),
+    list(rule.brands?.map((brand) => `${brand}.*`)),
+    [list(rule.hostPrefixes), rule.paths ? `path ${code(rule.paths.source)}` : ''].filter((x) => x && x !== '–').join('; ') || '–',
+  ]);
+  rows.push([code('website'), 'any other landing URL', '–', '–']);
+  return table(['Type', 'Host is, or is under', 'Registrable domain named', 'Host starts with / path'], rows);
+}
+
+/** Each tool's guide as its description renders it: when to use it, when not (and what instead). */
+export function renderToolGuides({ TOOLS }) {
+  const part = (tool, label) => tool.description.split('\n').find((line) => line.startsWith(label))?.slice(label.length).trim() ?? '';
+  return table(['Tool', 'When to use', 'Not for'], TOOLS.map((tool) => [code(tool.name), part(tool, 'When to use:'), part(tool, 'Not for:')]));
+}
+
 /** Every generated section, by marker name. */
-export function renderSections({ catalogue, sharedShape, apps }) {
-  const sections = { tools: renderToolTable(catalogue), 'env:shared': renderEnvTable(sharedShape) };
+export function renderSections({ catalogue, sharedShape, apps, destinations }) {
+  const sections = {
+    tools: renderToolTable(catalogue),
+    'tool-guides': renderToolGuides(catalogue),
+    destinations: renderDestinationRules(destinations),
+    'env:shared': renderEnvTable(sharedShape),
+  };
   for (const app of apps) sections[`env:${app.name}`] = renderEnvTable(app.shape, { except: sharedShape });
   return sections;
 }

@@ -25,5 +25,6 @@ export async function loadSources() {
     const { appConfigSchema } = await jiti.import(join(ROOT, 'apps', name, 'src/config.ts'));
     apps.push({ name, shape: appConfigSchema.shape });
   }
-  return { catalogue, sharedShape: config.baseConfigShape, apps };
+  const destinations = await jiti.import(join(ROOT, 'apps/query-api/src/ingest/destinations.ts'));
+  return { catalogue, sharedShape: config.baseConfigShape, apps, destinations };
 }
