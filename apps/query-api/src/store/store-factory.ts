@@ -3,6 +3,7 @@ import type { AdStore, AdStoreWriter } from './ad-store.port';
 import { ElasticsearchAdStore } from './elasticsearch/elasticsearch-ad-store';
 import { ElasticsearchAdStoreWriter } from './elasticsearch/elasticsearch-ad-store-writer';
 import { elasticsearchSettingsFrom } from './elasticsearch/es-client';
+import { SqliteLiveWriter } from './sqlite/sqlite-live-writer';
 import { SqliteStore, sqliteFileIn } from './sqlite/sqlite-store';
 import { SqliteWriter } from './sqlite/sqlite-writer';
 
@@ -30,6 +31,7 @@ export type LiveWriter = Pick<AdStoreWriter, 'apply' | 'close'>;
  * The writer the serving process applies live sightings with. SQLite: the one writer of this replica's store file
  * (each replica owns its file); Elasticsearch: a writer of the shared indices (replicas share the work).
  */
-export function createLiveWriter(config: StoreConfig): LiveWriter {
-  return createAdStoreWriter(config);
+export function createLiveWriter(config: StoreConfig, options: { workerScript?: string } = {}): LiveWriter {
+  if (config.STORE_ENGINE === 'elasticsearch') return createAdStoreWriter(config);
+  return new SqliteLiveWriter(sqliteFileIn(config.DATA_DIR), options.workerScript);
 }

@@ -260,9 +260,23 @@ export class AdColumnsBuilder {
     }
   }
 
-  /** Creative titles follow the entity rule (title of the ad with the lowest id). */
-  retitleCreatives(titleOf: (id: string) => string | undefined) {
-    for (const [id, i] of this.dict.creatives) this.names.creativeTitles[i] = titleOf(id) ?? this.names.creativeTitles[i] ?? '';
+  /** Labels follow the entity records (their name rules): names of advertisers and webmasters, apps, creative titles. */
+  rename(recordOf: (kind: 'advertiser' | 'webmaster' | 'app' | 'creative', id: string) => { row: unknown } | undefined) {
+    const relabel = <T>(kind: 'advertiser' | 'webmaster' | 'app' | 'creative', dict: Map<string, number>, labels: T[], label: (row: never) => T) => {
+      for (const [id, i] of dict) {
+        const record = recordOf(kind, id);
+        if (record) labels[i] = label(record.row as never);
+      }
+    };
+    relabel('advertiser', this.dict.advertisers, this.names.advertiserNames, (row: { name: string }) => row.name);
+    relabel('webmaster', this.dict.webmasters, this.names.webmasterNames, (row: { name: string }) => row.name);
+    relabel('creative', this.dict.creatives, this.names.creativeTitles, (row: { title: string }) => row.title);
+    relabel('creative', this.dict.creatives, this.names.creativeFormats, (row: { creative_format: CreativeFormat }) => row.creative_format);
+    relabel('app', this.dict.apps, this.names.apps, (row: { name: string; store: AppStore; bundle_id: string }) => ({
+      name: row.name,
+      store: row.store,
+      bundle_id: row.bundle_id,
+    }));
   }
 
   /** The columns in (first_seen, id) order: rows were read in row-id order, ranked by id since. */

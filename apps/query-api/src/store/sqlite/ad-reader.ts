@@ -2,11 +2,11 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Ad, AdDetail, AdSort, AdvertiserMatch, BreakdownField } from '@adintel/contracts';
 import type { AdFilter, AdSearchQuery, BreakdownResult, CountResult, KeysetPage, TrendQuery, TrendResult } from '../ad-store.port';
 import { isoDate } from '../text';
-import { decodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { AdPlanner, ftsQuery, SORT_INDEX } from './ad-planner';
 import { ColumnarAds } from './columnar-search';
 import type { EntityReader } from './entity-reader';
 import type { GenerationCache } from './generation-cache';
+import type { LiveColumns } from './live-columns';
 import { computeTrend } from './trend-scan';
 
 const SORT_COLUMN: Record<AdSort, string> = {
@@ -46,6 +46,7 @@ export class AdReader {
     private readonly db: DatabaseSync,
     private readonly cache: GenerationCache,
     private readonly entities: EntityReader,
+    private readonly live: LiveColumns,
     private readonly options: ReaderTuning = {},
   ) {
     this.planner = new AdPlanner(db, cache);
@@ -55,7 +56,7 @@ export class AdReader {
     const column = `ads.${SORT_COLUMN[query.sort]}`;
     const columnar = this.columnarFor(query.filter);
     // Words with a bitset: the columns walk its bits, cheaper than any FTS plan (and no plan is needed).
-    const wordBits = query.filter.words?.length && columnar ? this.wordBits(query.filter.words, columnar) : null;
+    const wordBits = query.filter.words?.length && columnar ? this.wordBits(query.filter.words) : null;
     if (wordBits) {
       const page = this.searchColumnar(query, wordBits);
       if (page) return page;
@@ -120,22 +121,14 @@ export class AdReader {
 
   /**
    * The positions (bits) of the ads containing every word, when each word has a bitset over these columns; else
-   * null. Each word's bitset is read once per generation (a search and its count both need it); a new array only
-   * when several words are ANDed.
+   * null. A new array only when several words are ANDed.
    */
-  private wordBits(words: string[], columnar: ColumnarAds): Uint32Array | null {
-    const loaded = this.cache.get('word-bits', () => new Map<string, Uint32Array>());
-    const statement = this.db.prepare('SELECT data FROM trend_columns WHERE name = ?');
-    const length = (columnar.cols.n + 31) >>> 5;
+  private wordBits(words: string[]): Uint32Array | null {
+    const loaded = this.live.current()?.wordBits;
     const each: Uint32Array[] = [];
     for (const word of words) {
-      let bits = loaded.get(word);
-      if (!bits) {
-        const row = statement.get(WORD_BITS_PREFIX + word) as { data: Uint8Array } | undefined;
-        if (!row || row.data.byteLength !== length * 4) return null;
-        bits = new Uint32Array(row.data.slice().buffer);
-        loaded.set(word, bits);
-      }
+      const bits = loaded?.get(word);
+      if (!bits) return null;
       each.push(bits);
     }
     const [first, ...rest] = each;
@@ -152,18 +145,9 @@ export class AdReader {
     return (statement.all(ftsQuery(words)) as unknown as [number][]).map((row) => row[0]);
   }
 
-  /** The in-memory columns of the current generation, with their search (null before the first finish()). */
+  /** The in-memory columns, current to the last live batch (null before the first finish()). */
   columnarAds(): ColumnarAds | null {
-    return this.cache.get('columns', () => {
-      const blobs = new Map<string, Uint8Array>();
-      const rows = this.db.prepare('SELECT name, data FROM trend_columns WHERE name NOT GLOB ?').all(`${WORD_BITS_PREFIX}*`) as {
-        name: string;
-        data: Uint8Array;
-      }[];
-      for (const row of rows) blobs.set(row.name, row.data);
-      const columns = decodeAdColumns(blobs);
-      return columns ? new ColumnarAds(columns) : null;
-    });
+    return this.live.current()?.columnar ?? null;
   }
 
   /** The columns, when they can answer this filter (landing_domain needs the host column of newer stores). */
@@ -179,7 +163,7 @@ export class AdReader {
   countAds(filter: AdFilter, exactUpTo: number): CountResult {
     const columnar = this.columnarFor(filter);
     if (columnar) {
-      const bits = filter.words?.length ? this.wordBits(filter.words, columnar) : null;
+      const bits = filter.words?.length ? this.wordBits(filter.words) : null;
       const candidates = filter.words?.length && !bits ? this.rowsMatching(filter.words) : null;
       const n = columnar.count(filter, exactUpTo + 1, bits, candidates);
       return n > exactUpTo ? { total: exactUpTo, estimated: true } : { total: n, estimated: false };

@@ -23,9 +23,14 @@ export class ColumnarAds {
   private pairCounts: Int32Array | null = null;
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
   private readonly lastSorted: Int32Array;
-  private readonly codes: Record<'platforms' | 'countries' | 'categories' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', Map<string, number>>;
+  /** Each dictionary's codes by value. */
+  readonly codes: DictionaryCodes;
 
-  constructor(readonly cols: AdColumns) {
+  /** `codes`: the dictionaries' codes when the caller has them already (live-columns.ts extends them batch by batch). */
+  constructor(
+    readonly cols: AdColumns,
+    codes?: DictionaryCodes,
+  ) {
     let maxRid = 0;
     for (let i = 0; i < cols.n; i++) maxRid = Math.max(maxRid, cols.rid[i] ?? 0);
     this.posOfRid = new Int32Array(maxRid + 1).fill(-1);
@@ -40,17 +45,7 @@ export class ColumnarAds {
     };
     this.lastSorted = cols.last.slice().sort();
     this.byHost = cols.host ? ColumnarAds.grouped(cols.host, cols.dicts.hostsReversed.length) : null;
-    const index = (values: string[]) => new Map(values.map((v, i) => [v, i]));
-    const d = cols.dicts;
-    this.codes = {
-      platforms: index(d.platforms),
-      countries: index(d.countries),
-      categories: index(d.categories),
-      advertiserIds: index(d.advertiserIds),
-      webmasterIds: index(d.webmasterIds),
-      appIds: index(d.appIds),
-      creativeIds: index(d.creativeIds),
-    };
+    this.codes = codes ?? dictionaryCodes(cols.dicts);
   }
 
   private static postings(offsets: Int32Array, values: Uint16Array, n: number, size: number): Int32Array[] {
@@ -433,6 +428,15 @@ export class ColumnarAds {
   }
 }
 
+/** The dictionaries whose values filters and live batches look codes up in. */
+export const CODED_DICTIONARIES = ['platforms', 'countries', 'categories', 'advertiserIds', 'webmasterIds', 'appIds', 'creativeIds'] as const;
+export type DictionaryCodes = Record<(typeof CODED_DICTIONARIES)[number], Map<string, number>>;
+
+export function dictionaryCodes(dicts: AdColumns['dicts']): DictionaryCodes {
+  const index = (values: string[]) => new Map(values.map((v, i) => [v, i]));
+  return Object.fromEntries(CODED_DICTIONARIES.map((name) => [name, index(dicts[name])])) as DictionaryCodes;
+}
+
 /** ≈ µs per position visited (typed-array checks), against the SQL planner's ≈ 1 µs per index row. */
 const COLUMN_VISIT_COST = 0.03;
 
@@ -474,7 +478,7 @@ function popcount(bits: Uint32Array): number {
 }
 
 /** The number of values below `value` in an ascending array. */
-function lowerBound<T extends number | string>(sorted: ArrayLike<T>, value: T): number {
+export function lowerBound<T extends number | string>(sorted: ArrayLike<T>, value: T): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

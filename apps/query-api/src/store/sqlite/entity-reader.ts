@@ -76,8 +76,9 @@ export class EntityReader {
   webmasterAdvertisers(id: string, page: { limit: number; after?: SortKey }): KeysetPage<AdvertiserMatch> | null {
     if (!this.entity('webmaster', id, 'row_doc')) return null;
     const params: SQLInputValue[] = [id];
-    let sql = `SELECT e.row_doc AS doc, e.ads_total AS total, e.id AS id FROM webmaster_advertisers w
-      JOIN entities e ON e.kind = 'advertiser' AND e.id = w.advertiser_id WHERE w.webmaster_id = ?`;
+    // The webmaster's advertisers are the keys of its `advertiser` counter (entity-facets.ts).
+    let sql = `SELECT e.row_doc AS doc, e.ads_total AS total, e.id AS id FROM entity_facets f
+      JOIN entities e ON e.kind = 'advertiser' AND e.id = f.key WHERE f.kind = 'webmaster' AND f.id = ? AND f.facet = 'advertiser'`;
     if (page.after) {
       sql += ' AND (e.ads_total < ? OR (e.ads_total = ? AND e.id > ?))';
       params.push(page.after.value, page.after.value, page.after.id);

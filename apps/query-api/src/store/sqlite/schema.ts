@@ -4,15 +4,18 @@ import type { DatabaseSync } from 'node:sqlite';
  * The SQLite layout. `ads` holds one row per ad (filter and sort columns), `ad_docs` its payload (the record as JSON);
  * array fields live in join tables; `ads_fts` indexes the words of title, body and landing URL;
  * `host_rev` (reversed host) turns "domain and all its subdomains" into one index range.
- * `entities`/`name_index`/`webmaster_advertisers` and `trend_columns` are rollups rebuilt by finish().
+ * `entity_facets` holds the counters entity records are rendered from (entity-facets.ts), `entities`/`name_index` the
+ * rendered records, `trend_columns` the ad columns and word bitsets as of `meta.columns_seq`; `live_changes` lists the
+ * rows each live batch removed and added since then (live-columns.ts brings the columns forward with it).
  */
 /** Bumped whenever the layout changes: a store written by another version is emptied and reloaded. */
-export const SCHEMA_VERSION = '2';
+export const SCHEMA_VERSION = '3';
 
 export const BASE_TABLES = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+-- AUTOINCREMENT: a row id is never reused, so a live batch's changes name each row version once (live-columns.ts).
 CREATE TABLE IF NOT EXISTS ads (
-  rid INTEGER PRIMARY KEY,
+  rid INTEGER PRIMARY KEY AUTOINCREMENT,
   id TEXT NOT NULL UNIQUE,
   platform TEXT NOT NULL,
   advertiser_id TEXT NOT NULL,
@@ -36,12 +39,15 @@ CREATE TABLE IF NOT EXISTS ad_docs (
   host TEXT NOT NULL,
   countries TEXT NOT NULL,
   categories TEXT NOT NULL,
+  languages TEXT NOT NULL,
   advertiser_name TEXT NOT NULL,
   advertiser_account TEXT NOT NULL,
   webmaster_name TEXT,
   app_doc TEXT,
   creative_title TEXT NOT NULL,
-  doc TEXT NOT NULL
+  doc TEXT NOT NULL,
+  -- A digest of the whole record: a sighting identical to the stored one changes nothing.
+  content TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS ad_countries (rid INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (rid, value)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ad_categories (rid INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (rid, value)) WITHOUT ROWID;
@@ -58,7 +64,15 @@ CREATE TABLE IF NOT EXISTS entities (
   PRIMARY KEY (kind, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS name_index (kind TEXT NOT NULL, suffix TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (kind, suffix, id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS webmaster_advertisers (webmaster_id TEXT NOT NULL, advertiser_id TEXT NOT NULL, PRIMARY KEY (webmaster_id, advertiser_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entity_facets (
+  kind TEXT NOT NULL,
+  id TEXT NOT NULL,
+  facet TEXT NOT NULL,
+  key TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (kind, id, facet, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live_changes (seq INTEGER NOT NULL, rid INTEGER NOT NULL, added INTEGER NOT NULL, PRIMARY KEY (seq, rid, added)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS trend_columns (name TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
 `;
 
@@ -72,7 +86,7 @@ CREATE INDEX IF NOT EXISTS ads_by_impressions ON ads (impressions, id);
 CREATE INDEX IF NOT EXISTS ads_by_advertiser ON ads (advertiser_id, first_seen, last_seen);
 CREATE INDEX IF NOT EXISTS ads_by_webmaster ON ads (webmaster_id);
 CREATE INDEX IF NOT EXISTS ads_by_app ON ads (app_id);
-CREATE INDEX IF NOT EXISTS ads_by_creative ON ads (creative_id);
+CREATE INDEX IF NOT EXISTS ads_by_creative ON ads (creative_id, id);
 CREATE INDEX IF NOT EXISTS ads_by_host ON ads (host_rev);
 CREATE INDEX IF NOT EXISTS ad_countries_by_value ON ad_countries (value, rid);
 CREATE INDEX IF NOT EXISTS ad_categories_by_value ON ad_categories (value, rid);

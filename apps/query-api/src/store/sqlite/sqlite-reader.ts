@@ -3,6 +3,7 @@ import type { AdStore, SyncPort } from '../ad-store.port';
 import { AdReader, type ReaderTuning } from './ad-reader';
 import { EntityReader } from './entity-reader';
 import { GenerationCache } from './generation-cache';
+import { LiveColumns } from './live-columns';
 import { applyPragmasForReading } from './schema';
 
 /** What a query worker serves: every read of the port, synchronous. */
@@ -26,12 +27,25 @@ export class SqliteReader implements StoreReads {
     applyPragmasForReading(this.db);
     this.cache = new GenerationCache(this.db);
     this.entities = new EntityReader(this.db, this.cache);
-    this.ads = new AdReader(this.db, this.cache, this.entities, options);
+    this.ads = new AdReader(this.db, this.cache, this.entities, new LiveColumns(this.db), options);
+  }
+
+  /**
+   * Runs one read in a read transaction: every statement of it sees the same live batches (the columns are brought
+   * forward to them first), so a query sees a batch whole or not at all.
+   */
+  private read<T>(run: () => T): T {
+    this.db.exec('BEGIN');
+    try {
+      return run();
+    } finally {
+      this.db.exec('COMMIT');
+    }
   }
 
   /** Loads the in-memory columns ahead of the first request (workers call it at start). */
   warmUp(): void {
-    if (this.cache.generation()) this.ads.columnarAds();
+    this.read(() => this.ads.columnarAds());
   }
 
   close(): void {
@@ -42,23 +56,23 @@ export class SqliteReader implements StoreReads {
     if (!this.cache.generation()) throw new Error('the store holds no finished data yet (run the seed or ingest command)');
   }
 
-  searchAds: StoreReads['searchAds'] = (query) => this.ads.searchAds(query);
-  countAds: StoreReads['countAds'] = (filter, exactUpTo) => this.ads.countAds(filter, exactUpTo);
-  getAd: StoreReads['getAd'] = (id) => this.ads.getAd(id);
-  breakdown: StoreReads['breakdown'] = (filter, field, limit) => this.ads.breakdown(filter, field, limit);
-  trends: StoreReads['trends'] = (query) => this.ads.trends(query);
+  searchAds: StoreReads['searchAds'] = (query) => this.read(() => this.ads.searchAds(query));
+  countAds: StoreReads['countAds'] = (filter, exactUpTo) => this.read(() => this.ads.countAds(filter, exactUpTo));
+  getAd: StoreReads['getAd'] = (id) => this.read(() => this.ads.getAd(id));
+  breakdown: StoreReads['breakdown'] = (filter, field, limit) => this.read(() => this.ads.breakdown(filter, field, limit));
+  trends: StoreReads['trends'] = (query) => this.read(() => this.ads.trends(query));
 
-  searchAdvertisers: StoreReads['searchAdvertisers'] = (query) => this.entities.searchAdvertisers(query);
-  getAdvertiser: StoreReads['getAdvertiser'] = (id) => this.entities.getAdvertiser(id);
-  advertiserActivity: StoreReads['advertiserActivity'] = (id, range) => this.entities.advertiserActivity(id, range);
-  searchWebmasters: StoreReads['searchWebmasters'] = (query) => this.entities.searchWebmasters(query);
-  getWebmaster: StoreReads['getWebmaster'] = (id) => this.entities.getWebmaster(id);
-  webmasterAdvertisers: StoreReads['webmasterAdvertisers'] = (id, page) => this.entities.webmasterAdvertisers(id, page);
-  searchCreatives: StoreReads['searchCreatives'] = (query) => this.entities.searchCreatives(query);
-  getCreative: StoreReads['getCreative'] = (id) => this.entities.getCreative(id);
-  searchDomains: StoreReads['searchDomains'] = (query) => this.entities.searchDomains(query);
-  getDomain: StoreReads['getDomain'] = (domain) => this.entities.getDomain(domain);
-  searchApps: StoreReads['searchApps'] = (query) => this.entities.searchApps(query);
-  getApp: StoreReads['getApp'] = (id) => this.entities.getApp(id);
-  catalog: StoreReads['catalog'] = () => this.entities.catalog();
+  searchAdvertisers: StoreReads['searchAdvertisers'] = (query) => this.read(() => this.entities.searchAdvertisers(query));
+  getAdvertiser: StoreReads['getAdvertiser'] = (id) => this.read(() => this.entities.getAdvertiser(id));
+  advertiserActivity: StoreReads['advertiserActivity'] = (id, range) => this.read(() => this.entities.advertiserActivity(id, range));
+  searchWebmasters: StoreReads['searchWebmasters'] = (query) => this.read(() => this.entities.searchWebmasters(query));
+  getWebmaster: StoreReads['getWebmaster'] = (id) => this.read(() => this.entities.getWebmaster(id));
+  webmasterAdvertisers: StoreReads['webmasterAdvertisers'] = (id, page) => this.read(() => this.entities.webmasterAdvertisers(id, page));
+  searchCreatives: StoreReads['searchCreatives'] = (query) => this.read(() => this.entities.searchCreatives(query));
+  getCreative: StoreReads['getCreative'] = (id) => this.read(() => this.entities.getCreative(id));
+  searchDomains: StoreReads['searchDomains'] = (query) => this.read(() => this.entities.searchDomains(query));
+  getDomain: StoreReads['getDomain'] = (domain) => this.read(() => this.entities.getDomain(domain));
+  searchApps: StoreReads['searchApps'] = (query) => this.read(() => this.entities.searchApps(query));
+  getApp: StoreReads['getApp'] = (id) => this.read(() => this.entities.getApp(id));
+  catalog: StoreReads['catalog'] = () => this.read(() => this.entities.catalog());
 }

@@ -1,19 +1,40 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { AdRecord, AdStoreWriter, ApplyResult, CatalogData, RejectedRow, WriteResult } from '../ad-store.port';
+import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
-import { buildRollups, DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from './rollups';
+import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
+import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
+import { EntityRecords } from './entity-records';
+import { LiveColumns } from './live-columns';
+import { AD_ROW_COLUMNS, type AdRow, buildRollups, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
 import { applyPragmasForWriting, BASE_TABLES, SCHEMA_VERSION, SECONDARY_INDEXES } from './schema';
 
-/** The ingest side of the SQLite store. Single writer; readers (worker threads) see a finished store. */
+/**
+ * The ingest side of the SQLite store, its single writer. A bulk load writes batches, then finish() rebuilds every
+ * rollup from the whole store; a live batch (apply) changes the rows, counters and records it touches and logs the
+ * rows it removed and added in `live_changes`, from which readers bring their columns forward (live-columns.ts).
+ * Readers (worker threads) see a finished store, then every batch whole.
+ */
 export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
   private statements: ReturnType<typeof prepare>;
+  private entities: EntityRecords;
 
+  /** The columns as readers bring them forward, for checkpoints (created on the first one). */
+  private live: LiveColumns | null = null;
+  /** Live changes logged since the columns were last stored. */
+  private changesSinceCheckpoint: number;
+
+  /**
+   * `checkpointEvery`: after this many logged live changes (rows removed or added) the columns are stored again and
+   * the log before them dropped, so a reader that starts (or restarts after a crash) replays at most about that many.
+   */
   constructor(
     readonly file: string,
     private readonly rollupOptions: RollupOptions = DEFAULT_ROLLUP_OPTIONS,
+    private readonly checkpointEvery = 200_000,
   ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
@@ -22,6 +43,8 @@ export class SqliteWriter implements AdStoreWriter {
     const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
     if (version?.value !== SCHEMA_VERSION) this.dropAll();
     this.statements = prepare(this.db);
+    this.entities = new EntityRecords(this.db);
+    this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
   }
 
   async size(): Promise<number> {
@@ -32,6 +55,7 @@ export class SqliteWriter implements AdStoreWriter {
   async clear(): Promise<void> {
     this.dropAll();
     this.statements = prepare(this.db);
+    this.entities = new EntityRecords(this.db);
   }
 
   private dropAll(): void {
@@ -39,7 +63,8 @@ export class SqliteWriter implements AdStoreWriter {
       DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_docs; DROP TABLE IF EXISTS ad_countries;
       DROP TABLE IF EXISTS ad_categories; DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts;
       DROP TABLE IF EXISTS entities; DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers;
-      DROP TABLE IF EXISTS trend_columns; DELETE FROM meta;`);
+      DROP TABLE IF EXISTS entity_facets; DROP TABLE IF EXISTS live_changes; DROP TABLE IF EXISTS trend_columns;
+      DELETE FROM meta;`);
     this.db.exec(BASE_TABLES);
     this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
   }
@@ -54,41 +79,7 @@ export class SqliteWriter implements AdStoreWriter {
         try {
           const existing = s.findRid.get(ad.id) as { rid: number } | undefined;
           if (existing) this.remove(existing.rid);
-          const { lastInsertRowid } = s.insertAd.run(
-            ad.id,
-            ad.platform_name,
-            ad.advertiser_id,
-            ad.webmaster_id,
-            ad.app_id,
-            ad.creative_id,
-            ad.status_today,
-            ad.first_seen_date,
-            ad.last_seen_date,
-            ad.days_active,
-            ad.activity_days_amount,
-            ad.popularity,
-            ad.impressions,
-            reverseHost(ad.landing_domain),
-            ad.registrable_domain,
-            ad.creative_format,
-          );
-          s.insertDoc.run(
-            lastInsertRowid,
-            ad.landing_domain,
-            ad.countries.join(','),
-            ad.categories.join(','),
-            ad.advertiser_name,
-            ad.advertiser_account_id,
-            ad.webmaster_name,
-            ad.app ? JSON.stringify(ad.app) : null,
-            ad.creative_title,
-            JSON.stringify(toStoredDoc(ad)),
-          );
-          const rid = Number(lastInsertRowid);
-          for (const v of new Set(ad.countries)) s.insertCountry.run(rid, v);
-          for (const v of new Set(ad.categories)) s.insertCategory.run(rid, v);
-          for (const v of new Set(ad.languages)) s.insertLanguage.run(rid, v);
-          s.insertFts.run(rid, ad.title, ad.body, ad.landing_url);
+          this.insert(ad, contentDigest(ad));
           written++;
         } catch (error) {
           rejected.push({ line: 0, id: ad.id, reason: `sqlite: ${(error as Error).message}` });
@@ -102,26 +93,75 @@ export class SqliteWriter implements AdStoreWriter {
     return { written, rejected };
   }
 
-  /** The first live path: the batch written, then every rollup rebuilt (to be replaced by an incremental one). */
+  /**
+   * One live batch, in one transaction: each changed ad's old row (if any) is taken out of the counters and removed,
+   * the new one inserted and counted; the touched entity records and the catalog are rendered again; the removed and
+   * added row ids are logged under the batch's sequence number. Work follows the batch and the entities it touches.
+   * The first batch into a store that was never finished is finished in full instead.
+   */
   async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
-    const changed: AdRecord[] = [];
-    let added = 0;
-    let unchanged = 0;
-    const stored = this.db.prepare('SELECT d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?');
-    for (const ad of batch) {
-      const row = stored.get(ad.id) as { doc: string } | undefined;
-      if (row?.doc === JSON.stringify(toStoredDoc(ad))) unchanged++;
-      else {
-        if (!row) added++;
-        changed.push(ad);
-      }
+    if (this.meta('columns_seq') === null) {
+      const { written, rejected } = await this.write(batch);
+      await this.finish();
+      return { added: written, replaced: 0, unchanged: 0, rejected };
     }
-    // Written and finished in two steps: a crash between them leaves the flag set, and the next apply finishes.
-    const unfinished = this.db.prepare("SELECT 1 FROM meta WHERE key = 'unfinished'").get() !== undefined;
-    if (changed.length) this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('unfinished', '1')").run();
-    const { written, rejected } = await this.write(changed);
-    if (changed.length || unfinished) await this.finish();
-    return { added, replaced: written - added, unchanged, rejected };
+    const s = this.statements;
+    const seq = Number(this.meta('seq') ?? '0') + 1;
+    const changes = new FacetTotals();
+    const result: ApplyResult = { added: 0, replaced: 0, unchanged: 0, rejected: [] };
+    this.db.exec('BEGIN');
+    try {
+      for (const ad of batch) {
+        const content = contentDigest(ad);
+        const old = s.findRow.get(ad.id) as (AdRow & { content: string }) | undefined;
+        if (old?.content === content) {
+          result.unchanged++;
+          continue;
+        }
+        if (old) {
+          eachFacet(facetSourceOf(old), -1, changes.add);
+          this.remove(old.rid);
+          s.logChange.run(seq, old.rid, 0);
+          result.replaced++;
+        } else result.added++;
+        s.logChange.run(seq, this.insert(ad, content), 1);
+        eachFacet(facetSourceOfRecord(ad), 1, changes.add);
+      }
+      this.entities.applyChanges(changes);
+      this.setMeta('seq', String(seq));
+      this.setMeta('generation', newGeneration());
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw new Error('applying a live batch to SQLite failed', { cause: error });
+    }
+    this.changesSinceCheckpoint += result.added + 2 * result.replaced;
+    if (this.changesSinceCheckpoint >= this.checkpointEvery) this.checkpoint();
+    return result;
+  }
+
+  /**
+   * Stores the columns and word bitsets as of the last live batch, and drops the change log up to it. Readers keep the
+   * columns they brought forward (same base); one that starts later loads these and replays only what follows.
+   */
+  checkpoint(): void {
+    const current = (this.live ??= new LiveColumns(this.db)).current();
+    const seq = this.meta('seq') ?? '0';
+    if (!current) return;
+    const insert = this.db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
+    this.db.exec('BEGIN');
+    try {
+      this.db.exec('DELETE FROM trend_columns');
+      for (const [name, data] of encodeAdColumns(current.columnar.cols)) insert.run(name, data);
+      for (const [word, bits] of current.wordBits) insert.run(WORD_BITS_PREFIX + word, new Uint8Array(bits.buffer, bits.byteOffset, bits.byteLength));
+      this.db.prepare('DELETE FROM live_changes WHERE seq <= ?').run(Number(seq));
+      this.setMeta('columns_seq', seq);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw new Error('storing the columns failed', { cause: error });
+    }
+    this.changesSinceCheckpoint = 0;
   }
 
   /** Seconds per step of the last finish(), for the ingest summary and the benchmark. */
@@ -135,49 +175,71 @@ export class SqliteWriter implements AdStoreWriter {
     };
     step('indexes', () => this.db.exec(SECONDARY_INDEXES));
     step('rollups', () => buildRollups(this.db, this.timings, this.rollupOptions));
-    step('catalog', () => {
-      const { catalog, valueCounts } = this.catalogData();
-      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('catalog', ?)").run(JSON.stringify(catalog));
-      this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('value_counts', ?)").run(JSON.stringify(valueCounts));
-    });
     step('analyze', () => this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;'));
-    const generation = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('generation', ?)").run(generation);
-    this.db.prepare("DELETE FROM meta WHERE key = 'unfinished'").run();
+    // The columns now hold every row up to the current sequence number; readers reload them (a new base).
+    this.setMeta('columns_seq', this.meta('seq') ?? '0');
+    this.setMeta('columns_base', newGeneration());
+    this.changesSinceCheckpoint = 0;
+    this.setMeta('generation', newGeneration());
     step('checkpoint', () => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
+  /** Stores the columns first when live batches changed them, so the next start replays nothing. */
   async close(): Promise<void> {
-    if (this.db.isOpen) this.db.close();
+    if (!this.db.isOpen) return;
+    if (this.changesSinceCheckpoint > 0) this.checkpoint();
+    this.db.close();
   }
 
-  /** The catalog, and the ads per country/category the reader's planner uses. */
-  private catalogData() {
-    const counted = (table: string) =>
-      this.db.prepare(`SELECT value, count(*) AS n FROM ${table} GROUP BY value ORDER BY n DESC, value ASC`).all() as {
-        value: string;
-        n: number;
-      }[];
-    const window = this.db.prepare('SELECT min(first_seen) AS first, max(last_seen) AS last, count(*) AS n FROM ads').get() as {
-      first: string | null;
-      last: string | null;
-      n: number;
-    };
-    const countries = counted('ad_countries');
-    const categories = counted('ad_categories');
-    const catalog: CatalogData = {
-      countries: countries.map((r) => r.value),
-      categories: categories.map((r) => r.value),
-      languages: counted('ad_languages').map((r) => r.value),
-      firstSeenDate: window.first,
-      lastSeenDate: window.last,
-    };
-    const valueCounts = {
-      n: window.n,
-      countries: Object.fromEntries(countries.map((r) => [r.value, r.n])),
-      categories: Object.fromEntries(categories.map((r) => [r.value, r.n])),
-    };
-    return { catalog, valueCounts };
+  private meta(key: string): string | null {
+    return (this.statements.getMeta.get(key) as { value: string } | undefined)?.value ?? null;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.statements.setMeta.run(key, value);
+  }
+
+  /** Inserts one ad's rows; returns its row id. */
+  private insert(ad: AdRecord, content: string): number {
+    const s = this.statements;
+    const { lastInsertRowid } = s.insertAd.run(
+      ad.id,
+      ad.platform_name,
+      ad.advertiser_id,
+      ad.webmaster_id,
+      ad.app_id,
+      ad.creative_id,
+      ad.status_today,
+      ad.first_seen_date,
+      ad.last_seen_date,
+      ad.days_active,
+      ad.activity_days_amount,
+      ad.popularity,
+      ad.impressions,
+      reverseHost(ad.landing_domain),
+      ad.registrable_domain,
+      ad.creative_format,
+    );
+    const rid = Number(lastInsertRowid);
+    s.insertDoc.run(
+      rid,
+      ad.landing_domain,
+      ad.countries.join(','),
+      ad.categories.join(','),
+      ad.languages.join(','),
+      ad.advertiser_name,
+      ad.advertiser_account_id,
+      ad.webmaster_name,
+      ad.app ? JSON.stringify(ad.app) : null,
+      ad.creative_title,
+      JSON.stringify(toStoredDoc(ad)),
+      content,
+    );
+    for (const v of new Set(ad.countries)) s.insertCountry.run(rid, v);
+    for (const v of new Set(ad.categories)) s.insertCategory.run(rid, v);
+    for (const v of new Set(ad.languages)) s.insertLanguage.run(rid, v);
+    s.insertFts.run(rid, ad.title, ad.body, ad.landing_url);
+    return rid;
   }
 
   private remove(rid: number) {
@@ -189,6 +251,38 @@ export class SqliteWriter implements AdStoreWriter {
     s.deleteLanguages.run(rid);
     s.deleteFts.run(rid);
   }
+}
+
+const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** A digest of everything a record says: a sighting with the same digest as the stored ad changes nothing. */
+function contentDigest(ad: AdRecord): string {
+  return createHash('sha1').update(JSON.stringify(ad)).digest('base64url');
+}
+
+/** An ad record as the entity counters read it (the same values facetSourceOf reads back from its rows). */
+function facetSourceOfRecord(ad: AdRecord): FacetSource {
+  return {
+    id: ad.id,
+    platform: ad.platform_name,
+    advertiser_id: ad.advertiser_id,
+    advertiser_name: ad.advertiser_name,
+    advertiser_account: ad.advertiser_account_id,
+    webmaster_id: ad.webmaster_id,
+    webmaster_name: ad.webmaster_name,
+    app_id: ad.app_id,
+    app_doc: ad.app ? JSON.stringify(ad.app) : null,
+    creative_id: ad.creative_id,
+    creative_format: ad.creative_format,
+    status: ad.status_today,
+    first_seen: ad.first_seen_date,
+    last_seen: ad.last_seen_date,
+    registrable: ad.registrable_domain,
+    host: ad.landing_domain,
+    countries: [...new Set(ad.countries)],
+    categories: [...new Set(ad.categories)],
+    languages: [...new Set(ad.languages)],
+  };
 }
 
 /** What getAd and the pages read back: the contract Ad plus its media. */
@@ -227,8 +321,12 @@ function prepare(db: DatabaseSync) {
     insertAd: st(`INSERT INTO ads (id, platform, advertiser_id, webmaster_id, app_id, creative_id, status, first_seen,
       last_seen, days_active, activity_days, popularity, impressions, host_rev, registrable, creative_format)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    insertDoc: st(`INSERT INTO ad_docs (rid, host, countries, categories, advertiser_name, advertiser_account,
-      webmaster_name, app_doc, creative_title, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertDoc: st(`INSERT INTO ad_docs (rid, host, countries, categories, languages, advertiser_name, advertiser_account,
+      webmaster_name, app_doc, creative_title, doc, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    findRow: st(`SELECT ${AD_ROW_COLUMNS}, d.content FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`),
+    logChange: st('INSERT INTO live_changes (seq, rid, added) VALUES (?, ?, ?)'),
+    getMeta: st('SELECT value FROM meta WHERE key = ?'),
+    setMeta: st('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
     insertCountry: st('INSERT INTO ad_countries (rid, value) VALUES (?, ?)'),
     insertCategory: st('INSERT INTO ad_categories (rid, value) VALUES (?, ?)'),
     insertLanguage: st('INSERT INTO ad_languages (rid, value) VALUES (?, ?)'),

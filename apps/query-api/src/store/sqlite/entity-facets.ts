@@ -1,0 +1,318 @@
+import type {
+  Advertiser,
+  AdvertiserMatch,
+  App,
+  AppRow,
+  CountryVolume,
+  CreativeFormat,
+  CreativeRow,
+  Domain,
+  DomainRow,
+  Platform,
+  Webmaster,
+  WebmasterRow,
+} from '@adintel/contracts';
+import type { CatalogData } from '../ad-store.port';
+
+/**
+ * Entity records as sums. Every ad adds one to a set of counters ("facets") of each entity it belongs to: its
+ * advertiser's countries, its domain's hosts, its creative's first-seen dates... An entity record is rendered from its
+ * counters alone. So a batch of sightings changes only the counters of the entities it touches (an ad replaced by
+ * a re-sighting takes its old contribution back and adds its new one), and only those records are rendered again;
+ * a full load adds every ad up in memory and renders every record with the same functions.
+ */
+export type EntityKind = 'advertiser' | 'webmaster' | 'creative' | 'domain' | 'app';
+/** The store-wide counters behind the catalog (kind 'store', id ''). */
+export type FacetKind = EntityKind | 'store';
+
+/** The counter of one key of one facet of one entity. */
+export interface FacetDelta {
+  kind: FacetKind;
+  id: string;
+  facet: string;
+  key: string;
+  n: number;
+}
+
+/** Scalar counters use this key. */
+const SCALAR = '';
+/** Facets whose number of keys a record shows (distinct creatives of an advertiser...): kept as the scalar `#` + facet. */
+export const DISTINCT_FACETS = new Set(['creative', 'webmaster', 'advertiser']);
+export const distinctFacet = (facet: string) => `#${facet}`;
+
+/** What one ad counts for (see AdColumns' ColumnSource for the row it is read from). */
+export interface FacetSource {
+  id: string;
+  platform: string;
+  advertiser_id: string;
+  advertiser_name: string;
+  advertiser_account: string;
+  webmaster_id: string | null;
+  webmaster_name: string | null;
+  app_id: string | null;
+  app_doc: string | null;
+  creative_id: string;
+  creative_format: string;
+  status: string;
+  first_seen: string;
+  last_seen: string;
+  registrable: string;
+  host: string;
+  countries: string[];
+  categories: string[];
+  languages: string[];
+}
+
+/** Calls `add` for every counter the ad adds to (sign -1: takes it back). */
+export function eachFacet(ad: FacetSource, sign: 1 | -1, add: (kind: FacetKind, id: string, facet: string, key: string, n: number) => void): void {
+  const active = ad.status === 'active';
+  const common = (kind: FacetKind, id: string) => {
+    add(kind, id, '#ads', SCALAR, sign);
+    if (active) add(kind, id, '#active', SCALAR, sign);
+    add(kind, id, 'first', ad.first_seen, sign);
+    add(kind, id, 'last', ad.last_seen, sign);
+  };
+  const each = (kind: FacetKind, id: string, facet: string, keys: string[]) => {
+    for (const key of keys) add(kind, id, facet, key, sign);
+  };
+
+  const advertiser = ad.advertiser_id;
+  common('advertiser', advertiser);
+  add('advertiser', advertiser, 'name', ad.advertiser_name, sign);
+  add('advertiser', advertiser, 'platform', ad.platform, sign);
+  add('advertiser', advertiser, 'account', `${ad.platform}\u0000${ad.advertiser_account}`, sign);
+  add('advertiser', advertiser, 'creative', ad.creative_id, sign);
+  if (ad.webmaster_id) add('advertiser', advertiser, 'webmaster', ad.webmaster_id, sign);
+  each('advertiser', advertiser, 'country', ad.countries);
+  each('advertiser', advertiser, 'category', ad.categories);
+  add('advertiser', advertiser, 'domain', ad.registrable, sign);
+
+  if (ad.webmaster_id) {
+    const webmaster = ad.webmaster_id;
+    common('webmaster', webmaster);
+    add('webmaster', webmaster, 'name', ad.webmaster_name ?? webmaster, sign);
+    add('webmaster', webmaster, 'advertiser', advertiser, sign);
+    each('webmaster', webmaster, 'country', ad.countries);
+    each('webmaster', webmaster, 'category', ad.categories);
+    add('webmaster', webmaster, 'domain', ad.registrable, sign);
+  }
+
+  const creative = ad.creative_id;
+  common('creative', creative);
+  add('creative', creative, 'format', ad.creative_format, sign);
+  add('creative', creative, 'platform', ad.platform, sign);
+  add('creative', creative, 'advertiser', advertiser, sign);
+
+  common('domain', ad.registrable);
+  add('domain', ad.registrable, 'advertiser', advertiser, sign);
+  add('domain', ad.registrable, 'host', ad.host, sign);
+  each('domain', ad.registrable, 'country', ad.countries);
+
+  if (ad.app_id && ad.app_doc) {
+    common('app', ad.app_id);
+    add('app', ad.app_id, 'info', ad.app_doc, sign);
+    add('app', ad.app_id, 'advertiser', advertiser, sign);
+    each('app', ad.app_id, 'country', ad.countries);
+  }
+
+  common('store', SCALAR);
+  each('store', SCALAR, 'country', ad.countries);
+  each('store', SCALAR, 'category', ad.categories);
+  each('store', SCALAR, 'language', ad.languages);
+}
+
+/** The counters of one entity, as a renderer reads them (in memory for a full load, from SQLite for a batch). */
+export interface Facets {
+  /** Every key of the facet with a count above 0, in any order. */
+  entries(facet: string): [string, number][];
+  /** A scalar counter (`#ads`, `#active`, or `#` + a distinct facet). */
+  scalar(name: string): number;
+  /** The smallest and largest key of a facet (dates), null when it has none. */
+  min(facet: string): string | null;
+  max(facet: string): string | null;
+}
+
+/** Sorted by count desc, key asc. */
+export function ranked(entries: Iterable<[string, number]>, limit = Infinity): [string, number][] {
+  return [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, limit);
+}
+
+/** The key most ads carry (ties: the smallest): the name of an entity whose ads disagree. */
+const mostCommon = (f: Facets, facet: string) => ranked(f.entries(facet), 1)[0]?.[0] ?? '';
+const keysSorted = (f: Facets, facet: string) => f.entries(facet).map(([k]) => k).sort();
+
+function countryVolumes(f: Facets, total: number): CountryVolume[] {
+  return ranked(f.entries('country')).map(([country, ads]) => ({ country, ads, share: total ? ads / total : 0 }));
+}
+
+/** One rendered entity: its list row, its full record, its volume and the names the name search indexes. */
+export interface RenderedEntity {
+  adsTotal: number;
+  row: unknown;
+  full: unknown;
+  names: string[];
+}
+
+/** Looks names up for the records that list other entities (a domain's top advertisers). */
+export type NameOf = (kind: 'advertiser', id: string) => string;
+
+/**
+ * The record of an entity from its counters; null when no ad counts for it any more. `creativeTitle` is the title of
+ * the creative's ad with the lowest id (the port's rule), which counters cannot tell.
+ */
+export function renderEntity(kind: EntityKind, id: string, f: Facets, nameOf: NameOf, creativeTitle: () => string): RenderedEntity | null {
+  const ads = f.scalar('#ads');
+  if (ads <= 0) return null;
+  const active = f.scalar('#active');
+  const first = f.min('first') ?? '';
+  const last = f.max('last') ?? '';
+  switch (kind) {
+    case 'advertiser': {
+      const name = mostCommon(f, 'name');
+      const row: AdvertiserMatch = { id, name, platforms: keysSorted(f, 'platform') as Platform[], ads_total: ads, active_ads: active };
+      const full: Advertiser = {
+        ...row,
+        platform_accounts: keysSorted(f, 'account')
+          .map((pair) => pair.split('\u0000'))
+          .map(([platform, account_id]) => ({ platform: platform as Platform, account_id: account_id ?? '' })),
+        creatives: f.scalar(distinctFacet('creative')),
+        webmasters: f.scalar(distinctFacet('webmaster')),
+        countries: countryVolumes(f, ads),
+        categories: ranked(f.entries('category')).map(([k]) => k),
+        landing_domains: ranked(f.entries('domain'), 20).map(([k]) => k),
+        first_seen_date: first,
+        last_seen_date: last,
+      };
+      return { adsTotal: ads, row, full, names: [name] };
+    }
+    case 'webmaster': {
+      const name = mostCommon(f, 'name');
+      const countries = countryVolumes(f, ads);
+      const top = countries[0];
+      const row: WebmasterRow = {
+        id,
+        name,
+        ads_total: ads,
+        active_ads: active,
+        advertisers: f.scalar(distinctFacet('advertiser')),
+        countries,
+        dominant_country: top ? top.country : null,
+        relevance: top ? top.share : 0,
+      };
+      const full: Webmaster = {
+        ...row,
+        categories: ranked(f.entries('category')).map(([category, n]) => ({ category, ads: n, share: n / ads })),
+        landing_domains: ranked(f.entries('domain'), 20).map(([k]) => k),
+      };
+      return { adsTotal: ads, row, full, names: [name] };
+    }
+    case 'creative': {
+      const title = creativeTitle();
+      const row: CreativeRow = {
+        id,
+        title,
+        creative_format: mostCommon(f, 'format') as CreativeFormat,
+        ads_count: ads,
+        advertisers_count: f.scalar(distinctFacet('advertiser')),
+        platforms: keysSorted(f, 'platform') as Platform[],
+        first_seen_date: first,
+        last_seen_date: last,
+      };
+      return { adsTotal: ads, row, full: row, names: [title] };
+    }
+    case 'domain': {
+      const row: DomainRow = { domain: id, ads_total: ads, active_ads: active, advertisers: f.scalar(distinctFacet('advertiser')) };
+      const full: Domain = {
+        ...row,
+        subdomains: ranked(f.entries('host'), 50).map(([host, n]) => ({ host, ads: n })),
+        countries: countryVolumes(f, ads),
+        top_advertisers: ranked(f.entries('advertiser'), 10).map(([aid, n]) => ({ id: aid, name: nameOf('advertiser', aid), ads: n })),
+      };
+      return { adsTotal: ads, row, full, names: [id] };
+    }
+    case 'app': {
+      const info = JSON.parse(mostCommon(f, 'info') || '{}') as Pick<AppRow, 'name' | 'store' | 'bundle_id'>;
+      const row: AppRow = { ...info, id, ads_total: ads, advertisers: f.scalar(distinctFacet('advertiser')) };
+      const full: App = {
+        ...row,
+        advertiser_list: ranked(f.entries('advertiser'), 20).map(([aid, n]) => ({ id: aid, name: nameOf('advertiser', aid), ads: n })),
+        countries: countryVolumes(f, ads),
+      };
+      return { adsTotal: ads, row, full, names: [info.name, info.bundle_id] };
+    }
+  }
+}
+
+/** The catalog and the planner's value counts, from the store-wide counters. */
+export function renderCatalog(f: Facets): { catalog: CatalogData; valueCounts: { n: number; countries: Record<string, number>; categories: Record<string, number> } } {
+  const countries = ranked(f.entries('country'));
+  const categories = ranked(f.entries('category'));
+  return {
+    catalog: {
+      countries: countries.map(([k]) => k),
+      categories: categories.map(([k]) => k),
+      languages: ranked(f.entries('language')).map(([k]) => k),
+      firstSeenDate: f.min('first'),
+      lastSeenDate: f.max('last'),
+    },
+    valueCounts: { n: f.scalar('#ads'), countries: Object.fromEntries(countries), categories: Object.fromEntries(categories) },
+  };
+}
+
+/** Counters in memory: a full load adds every ad up here, then renders every entity from it. */
+export class FacetTotals {
+  /** kind \0 id -> facet -> key -> n */
+  private readonly byEntity = new Map<string, Map<string, Map<string, number>>>();
+
+  readonly add = (kind: FacetKind, id: string, facet: string, key: string, n: number): void => {
+    const entity = `${kind}\u0000${id}`;
+    let facets = this.byEntity.get(entity);
+    if (!facets) this.byEntity.set(entity, (facets = new Map()));
+    let keys = facets.get(facet);
+    if (!keys) facets.set(facet, (keys = new Map()));
+    const next = (keys.get(key) ?? 0) + n;
+    if (next === 0) keys.delete(key);
+    else keys.set(key, next);
+  };
+
+  /** Every entity, as (kind, id, its counters). */
+  *entities(): Generator<[FacetKind, string, Facets]> {
+    for (const [entity, facets] of this.byEntity) {
+      const at = entity.indexOf('\u0000');
+      yield [entity.slice(0, at) as FacetKind, entity.slice(at + 1), memoryFacets(facets)];
+    }
+  }
+
+  /**
+   * Every counter that is not 0, in (kind, id, facet, key) order (the facet table's key: appending is cheap). As totals
+   * of a full load, `withDistinct` adds the distinct-count scalars; as a batch's changes, counters are deltas.
+   */
+  *counters(withDistinct: boolean): Generator<FacetDelta> {
+    const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    for (const [entity, facets] of [...this.byEntity].sort(byKey)) {
+      const at = entity.indexOf('\u0000');
+      const kind = entity.slice(0, at) as FacetKind;
+      const id = entity.slice(at + 1);
+      const rows: FacetDelta[] = [];
+      for (const [facet, keys] of facets) {
+        for (const [key, n] of keys) rows.push({ kind, id, facet, key, n });
+        if (withDistinct && DISTINCT_FACETS.has(facet) && keys.size) rows.push({ kind, id, facet: distinctFacet(facet), key: SCALAR, n: keys.size });
+      }
+      rows.sort((a, b) => (a.facet < b.facet ? -1 : a.facet > b.facet ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      yield* rows;
+    }
+  }
+}
+
+function memoryFacets(facets: Map<string, Map<string, number>>): Facets {
+  const keysOf = (facet: string) => [...(facets.get(facet)?.keys() ?? [])];
+  return {
+    entries: (facet) => [...(facets.get(facet)?.entries() ?? [])],
+    scalar: (name) => {
+      if (name.startsWith('#') && DISTINCT_FACETS.has(name.slice(1))) return facets.get(name.slice(1))?.size ?? 0;
+      return facets.get(name)?.get(SCALAR) ?? 0;
+    },
+    min: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k < m ? k : m), null),
+    max: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k > m ? k : m), null),
+  };
+}

@@ -1,0 +1,158 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { nameSuffixes } from '../text';
+import {
+  DISTINCT_FACETS,
+  distinctFacet,
+  type EntityKind,
+  type FacetKind,
+  type Facets,
+  type FacetTotals,
+  renderCatalog,
+  renderEntity,
+  type RenderedEntity,
+} from './entity-facets';
+
+/** Rendered in this order: domain and app records name their advertisers, so advertisers come first. */
+export const ENTITY_KINDS: readonly EntityKind[] = ['advertiser', 'webmaster', 'creative', 'domain', 'app'];
+
+/**
+ * The entity tables of the SQLite store (entity_facets, entities, name_index, the catalog in meta): written in full
+ * after a load, or changed by a live batch for the entities it touched. Runs inside the caller's transaction.
+ */
+export class EntityRecords {
+  private readonly s: ReturnType<typeof prepare>;
+
+  constructor(private readonly db: DatabaseSync) {
+    this.s = prepare(db);
+  }
+
+  /** A full load: every counter, every record, the name index and the catalog, replacing what was there. */
+  writeAll(totals: FacetTotals, creativeTitles: Map<string, string>): Map<EntityKind, Map<string, RenderedEntity>> {
+    this.db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
+      DELETE FROM entities; DELETE FROM name_index; DELETE FROM entity_facets;`);
+    for (const row of totals.counters(true)) this.s.insertFacet.run(row.kind, row.id, row.facet, row.key, row.n);
+    const rendered = new Map<EntityKind, Map<string, RenderedEntity>>(ENTITY_KINDS.map((k) => [k, new Map()]));
+    const byKind = new Map<FacetKind, [string, Facets][]>();
+    for (const [kind, id, facets] of totals.entities()) {
+      const list = byKind.get(kind) ?? [];
+      list.push([id, facets]);
+      byKind.set(kind, list);
+    }
+    const advertisers = rendered.get('advertiser') as Map<string, RenderedEntity>;
+    const nameOf = (_kind: 'advertiser', id: string) => (advertisers.get(id)?.row as { name?: string } | undefined)?.name ?? id;
+    // Collected, then inserted in key order: appending to the b-tree is far cheaper than random inserts.
+    const names: [string, string, string][] = [];
+    for (const kind of ENTITY_KINDS) {
+      const done = rendered.get(kind) as Map<string, RenderedEntity>;
+      for (const [id, facets] of byKind.get(kind) ?? []) {
+        const entity = renderEntity(kind, id, facets, nameOf, () => creativeTitles.get(id) ?? '');
+        if (!entity) continue;
+        done.set(id, entity);
+        this.s.insertEntity.run(kind, id, entity.adsTotal, JSON.stringify(entity.row), JSON.stringify(entity.full));
+        for (const suffix of nameSuffixes(...entity.names)) names.push([kind, suffix, id]);
+      }
+    }
+    names.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+    for (const [kind, suffix, id] of names) this.s.insertName.run(kind, suffix, id);
+    const store = [...totals.entities()].find(([kind]) => kind === 'store')?.[2];
+    if (store) this.writeCatalog(store);
+    return rendered;
+  }
+
+  /**
+   * A live batch: adds its counter changes, then renders again the records of the entities they touched (deleting
+   * those no ad counts for any more) and the catalog. Returns the records rendered, by kind.
+   */
+  applyChanges(changes: FacetTotals): Map<EntityKind, Map<string, RenderedEntity | null>> {
+    const touched = new Map<EntityKind, Set<string>>(ENTITY_KINDS.map((k) => [k, new Set()]));
+    const distinct = new Map<string, { kind: FacetKind; id: string; facet: string; n: number }>();
+    const add = (kind: FacetKind, id: string, facet: string, key: string, n: number): number => {
+      const { n: now } = this.s.upsertFacet.get(kind, id, facet, key, n) as { n: number };
+      if (now === 0) this.s.deleteFacet.run(kind, id, facet, key);
+      return now;
+    };
+    for (const change of changes.counters(false)) {
+      const now = add(change.kind, change.id, change.facet, change.key, change.n);
+      if (change.kind !== 'store') touched.get(change.kind)?.add(change.id);
+      // A key appearing (the counter is the change itself) or disappearing moves the number of distinct keys.
+      const step = now === 0 ? -1 : now === change.n ? 1 : 0;
+      if (step && DISTINCT_FACETS.has(change.facet)) {
+        const name = distinctFacet(change.facet);
+        const at = `${change.kind}\u0000${change.id}\u0000${name}`;
+        const entry = distinct.get(at) ?? { kind: change.kind, id: change.id, facet: name, n: 0 };
+        entry.n += step;
+        distinct.set(at, entry);
+      }
+    }
+    for (const d of distinct.values()) if (d.n) add(d.kind, d.id, d.facet, '', d.n);
+
+    const rendered = new Map<EntityKind, Map<string, RenderedEntity | null>>();
+    const nameOf = (_kind: 'advertiser', id: string) => {
+      const row = this.s.entityRow.get('advertiser', id) as { doc: string } | undefined;
+      return row ? ((JSON.parse(row.doc) as { name: string }).name ?? id) : id;
+    };
+    for (const kind of ENTITY_KINDS) {
+      const done = new Map<string, RenderedEntity | null>();
+      rendered.set(kind, done);
+      for (const id of touched.get(kind) ?? []) {
+        const entity = renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => this.creativeTitle(id));
+        done.set(id, entity);
+        this.s.deleteNames.run(kind, id);
+        if (!entity) {
+          this.s.deleteEntity.run(kind, id);
+          continue;
+        }
+        this.s.insertEntity.run(kind, id, entity.adsTotal, JSON.stringify(entity.row), JSON.stringify(entity.full));
+        for (const suffix of nameSuffixes(...entity.names)) this.s.insertName.run(kind, suffix, id);
+      }
+    }
+    this.writeCatalog(this.facetsOf('store', ''));
+    return rendered;
+  }
+
+  private writeCatalog(store: Facets): void {
+    const { catalog, valueCounts } = renderCatalog(store);
+    this.s.setMeta.run('catalog', JSON.stringify(catalog));
+    this.s.setMeta.run('value_counts', JSON.stringify(valueCounts));
+  }
+
+  /** The title of the creative's ad with the lowest id (ads_by_creative is on (creative_id, id)). */
+  private creativeTitle(id: string): string {
+    const row = this.s.creativeTitle.get(id) as { title: string } | undefined;
+    return row?.title ?? '';
+  }
+
+  /** The counters of one entity, read from the facet table. */
+  private facetsOf(kind: FacetKind, id: string): Facets {
+    const s = this.s;
+    return {
+      entries: (facet) => (s.facetEntries.all(kind, id, facet) as { key: string; n: number }[]).map((r) => [r.key, r.n]),
+      scalar: (name) => (s.facetValue.get(kind, id, name, '') as { n: number } | undefined)?.n ?? 0,
+      min: (facet) => (s.facetMin.get(kind, id, facet) as { key: string } | undefined)?.key ?? null,
+      max: (facet) => (s.facetMax.get(kind, id, facet) as { key: string } | undefined)?.key ?? null,
+    };
+  }
+}
+
+function prepare(db: DatabaseSync) {
+  const st = (sql: string): StatementSync => db.prepare(sql);
+  return {
+    insertFacet: st('INSERT INTO entity_facets (kind, id, facet, key, n) VALUES (?, ?, ?, ?, ?)'),
+    upsertFacet: st(`INSERT INTO entity_facets (kind, id, facet, key, n) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (kind, id, facet, key) DO UPDATE SET n = n + excluded.n RETURNING n`),
+    deleteFacet: st('DELETE FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key = ?'),
+    facetEntries: st('SELECT key, n FROM entity_facets WHERE kind = ? AND id = ? AND facet = ?'),
+    facetValue: st('SELECT n FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key = ?'),
+    facetMin: st('SELECT key FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? ORDER BY key ASC LIMIT 1'),
+    facetMax: st('SELECT key FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? ORDER BY key DESC LIMIT 1'),
+    insertEntity: st('INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES (?, ?, ?, ?, ?)'),
+    deleteEntity: st('DELETE FROM entities WHERE kind = ? AND id = ?'),
+    entityRow: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
+    insertName: st('INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES (?, ?, ?)'),
+    deleteNames: st('DELETE FROM name_index WHERE kind = ? AND id = ?'),
+    creativeTitle: st(
+      'SELECT d.creative_title AS title FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id LIMIT 1',
+    ),
+    setMeta: st('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
+  };
+}

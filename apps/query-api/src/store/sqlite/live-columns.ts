@@ -1,0 +1,401 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { AppStore, CreativeFormat } from '@adintel/contracts';
+import { dayNumber, words } from '../text';
+import { type AdColumns, decodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
+import { ColumnarAds, lowerBound } from './columnar-search';
+import { AD_ROW_COLUMNS, type AdRow } from './rollups';
+
+/** The columns a reader answers from, with the word bitsets over the same positions. */
+export interface ColumnsState {
+  columnar: ColumnarAds;
+  /** Word -> one bit per position, for the words given a bitset at the last full build (writeWordBits). */
+  wordBits: Map<string, Uint32Array>;
+}
+
+interface Versioned extends ColumnsState {
+  /** meta.columns_base of the full build these descend from, and the live batch they are current to. */
+  base: string;
+  seq: number;
+}
+
+/** An ad a live batch added, as the columns take it. */
+interface AddedAd {
+  row: AdRow;
+  first: number;
+  /** Rank among every id (the tiebreaker of every sort), assigned while merging. */
+  rank: number;
+  /** Rank of the nearest older row with a smaller id (-1: none), where the id falls in the id order. */
+  anchor: number;
+  words: Set<string>;
+}
+
+/** Up to this many row ids per `rid IN (...)` (SQLite's default limit on bound parameters is 32,766). */
+const CHUNK = 500;
+
+/**
+ * A reader's ad columns, kept current with the live batches. The stored columns (`trend_columns`) are as of
+ * `meta.columns_seq`; each live batch after it logged the rows it removed and added (`live_changes`). On a read, the
+ * columns are brought forward over the batches they have not seen: removed positions drop out, added ads are merged in
+ * at their (first_seen, id) place, dictionaries grow, word bitsets follow. The work is a few linear passes over
+ * typed arrays plus the batch's own rows: no SQL scan of the store. Call inside a read transaction, so the columns
+ * and every other read of the call see the same batches.
+ */
+export class LiveColumns {
+  private state: Versioned | null = null;
+  private readonly s: ReturnType<typeof prepare>;
+
+  constructor(private readonly db: DatabaseSync) {
+    this.s = prepare(db);
+  }
+
+  /**
+   * The columns as of the last live batch. Loaded from the stored columns when there are none yet, when a full build
+   * replaced them (a new base), or when a checkpoint deleted changes these have not seen; else brought forward.
+   */
+  current(): ColumnsState | null {
+    const meta = new Map((this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const base = meta.get('columns_base');
+    if (base === undefined) return null;
+    const stored = Number(meta.get('columns_seq') ?? '0');
+    const seq = Number(meta.get('seq') ?? '0');
+    if (this.state?.base !== base || this.state.seq < stored || this.state.seq > seq) {
+      const loaded = this.load();
+      if (!loaded) return null;
+      this.state = { ...loaded, base, seq: stored };
+    }
+    if (this.state.seq < seq) this.state = { ...this.forward(this.state, seq), base, seq };
+    return this.state;
+  }
+
+  /** The stored columns and every word bitset. */
+  private load(): ColumnsState | null {
+    const blobs = new Map<string, Uint8Array>();
+    const wordBits = new Map<string, Uint32Array>();
+    for (const row of this.s.blobs.iterate() as Iterable<{ name: string; data: Uint8Array }>) {
+      if (row.name.startsWith(WORD_BITS_PREFIX)) wordBits.set(row.name.slice(WORD_BITS_PREFIX.length), new Uint32Array(row.data.slice().buffer));
+      else blobs.set(row.name, row.data);
+    }
+    const cols = decodeAdColumns(blobs);
+    return cols ? { columnar: new ColumnarAds(cols), wordBits } : null;
+  }
+
+  /** The columns after the live batches in (state.seq, seq]. */
+  private forward(state: Versioned, seq: number): ColumnsState {
+    const old = state.columnar;
+    const cols = old.cols;
+    const changes = this.s.changes.all(state.seq, seq) as { rid: number; added: number }[];
+    const removed = new Uint8Array(cols.n);
+    let removedCount = 0;
+    const addedRids: number[] = [];
+    for (const { rid, added } of changes) {
+      if (added) addedRids.push(rid);
+      else {
+        // A row added and removed again within these batches was never in the columns.
+        const p = old.positionOf(rid);
+        if (p >= 0 && !removed[p]) {
+          removed[p] = 1;
+          removedCount++;
+        }
+      }
+    }
+    const added = this.addedAds(addedRids);
+    const rankOf = this.rankIds(old, removed, added);
+    added.sort((a, b) => a.first - b.first || a.rank - b.rank);
+
+    // The new order: surviving positions (already in (first, id) order) merged with the added ads.
+    const n = cols.n - removedCount + added.length;
+    const source = new Int32Array(n); // >= 0: old position; < 0: -(index in `added`) - 1
+    const newPosition = new Int32Array(cols.n).fill(-1);
+    const addedPosition = new Int32Array(added.length);
+    let p = 0;
+    let a = 0;
+    for (let at = 0; at < n; at++) {
+      while (p < cols.n && removed[p]) p++;
+      const next = added[a];
+      const takeOld =
+        p < cols.n && (!next || (cols.first[p] ?? 0) < next.first || ((cols.first[p] ?? 0) === next.first && (rankOf[p] ?? 0) < next.rank));
+      if (takeOld) {
+        newPosition[p] = at;
+        source[at] = p++;
+      } else {
+        addedPosition[a] = at;
+        source[at] = -(a++) - 1;
+      }
+    }
+
+    const dicts = extendDictionaries(old, added);
+    const hosts = this.mergeHosts(cols.dicts.hostsReversed, added);
+    const pick = <A extends Int32Array | Uint8Array | Float64Array>(
+      make: new (length: number) => A,
+      column: A,
+      valueOf: (ad: AddedAd) => number,
+      map?: (v: number) => number,
+    ): A => {
+      const out = new make(n);
+      for (let at = 0; at < n; at++) {
+        const from = source[at] ?? 0;
+        if (from >= 0) {
+          const v = column[from] ?? 0;
+          out[at] = map ? map(v) : v;
+        } else out[at] = valueOf(added[-from - 1] as AddedAd);
+      }
+      return out;
+    };
+    const code = (dict: keyof typeof dicts.codes, value: string | null) => (value === null ? -1 : (dicts.codes[dict].get(value) ?? -1));
+    const csr = (offsets: Int32Array, values: Uint16Array, valuesOf: (ad: AddedAd) => number[]) => {
+      const off = new Int32Array(n + 1);
+      let total = 0;
+      for (let at = 0; at < n; at++) {
+        const from = source[at] ?? 0;
+        total += from >= 0 ? (offsets[from + 1] ?? 0) - (offsets[from] ?? 0) : valuesOf(added[-from - 1] as AddedAd).length;
+        off[at + 1] = total;
+      }
+      const val = new Uint16Array(total);
+      for (let at = 0; at < n; at++) {
+        const from = source[at] ?? 0;
+        if (from >= 0) val.set(values.subarray(offsets[from] ?? 0, offsets[from + 1] ?? 0), off[at] ?? 0);
+        else val.set(valuesOf(added[-from - 1] as AddedAd), off[at] ?? 0);
+      }
+      return { off, val };
+    };
+    const countries = csr(cols.countryOff, cols.countryVal, (ad) => list(ad.row.countries).map((c) => code('countries', c)));
+    const categories = csr(cols.categoryOff, cols.categoryVal, (ad) => list(ad.row.categories).map((c) => code('categories', c)));
+    const next: AdColumns = {
+      n,
+      rid: pick(Int32Array, cols.rid, (ad) => ad.row.rid),
+      activity: pick(Int32Array, cols.activity, (ad) => ad.row.activity_days),
+      popularity: pick(Float64Array, cols.popularity, (ad) => ad.row.popularity),
+      impressions: pick(Float64Array, cols.impressions, (ad) => ad.row.impressions),
+      idRank: pick(Int32Array, rankOf, (ad) => ad.rank),
+      first: pick(Int32Array, cols.first, (ad) => ad.first),
+      last: pick(Int32Array, cols.last, (ad) => dayNumber(ad.row.last_seen)),
+      platform: pick(Uint8Array, cols.platform, (ad) => code('platforms', ad.row.platform)),
+      active: pick(Uint8Array, cols.active, (ad) => (ad.row.status === 'active' ? 1 : 0)),
+      advertiser: pick(Int32Array, cols.advertiser, (ad) => code('advertiserIds', ad.row.advertiser_id)),
+      webmaster: pick(Int32Array, cols.webmaster, (ad) => code('webmasterIds', ad.row.webmaster_id)),
+      app: pick(Int32Array, cols.app, (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1)),
+      creative: pick(Int32Array, cols.creative, (ad) => code('creativeIds', ad.row.creative_id)),
+      countryOff: countries.off,
+      countryVal: countries.val,
+      categoryOff: categories.off,
+      categoryVal: categories.val,
+      host: cols.host ? pick(Int32Array, cols.host, (ad) => hosts.rankOf(ad.row.host_rev), hosts.remap) : null,
+      dicts: { ...dicts.dicts, hostsReversed: hosts.sorted },
+    };
+    this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, added));
+    return { columnar: new ColumnarAds(next, dicts.codes), wordBits: moveWordBits(state.wordBits, n, newPosition, added, addedPosition) };
+  }
+
+  /** The added rows that still exist (a later batch may have replaced one), with their words. */
+  private addedAds(rids: number[]): AddedAd[] {
+    const out: AddedAd[] = [];
+    for (let i = 0; i < rids.length; i += CHUNK) {
+      const chunk = rids.slice(i, i + CHUNK);
+      const rows = this.db
+        .prepare(`SELECT ${AD_ROW_COLUMNS}, d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.rid IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as unknown as (AdRow & { doc: string })[];
+      for (const { doc, ...row } of rows) {
+        const text = JSON.parse(doc) as { title: string; body: string; landing_url: string };
+        out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Ranks every id again, in id order: surviving positions keep their relative order, each added id goes after the
+   * nearest smaller id among the older rows (found on the ids' unique index). Returns the new rank of every old
+   * position (removed ones: unused) and sets each added ad's.
+   */
+  private rankIds(old: ColumnarAds, removed: Uint8Array, added: AddedAd[]): Int32Array {
+    const cols = old.cols;
+    added.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+    const anchorOfAdded = new Map<number, number>();
+    for (const ad of added) {
+      const before = this.s.idBefore.get(ad.row.id) as { rid: number } | undefined;
+      const p = before ? old.positionOf(before.rid) : -1;
+      ad.anchor = before === undefined ? -1 : p >= 0 ? (cols.idRank[p] ?? -1) : (anchorOfAdded.get(before.rid) ?? -1);
+      anchorOfAdded.set(ad.row.rid, ad.anchor);
+    }
+    const positionOfRank = new Int32Array(cols.n);
+    for (let q = 0; q < cols.n; q++) positionOfRank[cols.idRank[q] ?? 0] = q;
+    const rankOf = new Int32Array(cols.n);
+    let rank = 0;
+    let a = 0;
+    while (a < added.length && (added[a] as AddedAd).anchor === -1) (added[a++] as AddedAd).rank = rank++;
+    for (let r = 0; r < cols.n; r++) {
+      const q = positionOfRank[r] ?? 0;
+      if (!removed[q]) rankOf[q] = rank++;
+      while (a < added.length && (added[a] as AddedAd).anchor === r) (added[a++] as AddedAd).rank = rank++;
+    }
+    return rankOf;
+  }
+
+  /** Hosts of the added ads join the sorted host dictionary; a new host moves the ranks after it. */
+  private mergeHosts(sorted: string[], added: AddedAd[]): { sorted: string[]; rankOf: (hostRev: string) => number; remap?: (rank: number) => number } {
+    const fresh = [...new Set(added.map((ad) => ad.row.host_rev))].filter((h) => sorted[lowerBound(sorted, h)] !== h).sort();
+    if (!fresh.length) return { sorted, rankOf: (h) => lowerBound(sorted, h) };
+    const merged: string[] = [];
+    const remapped = new Int32Array(sorted.length);
+    let f = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      const host = sorted[i] as string;
+      while (f < fresh.length && (fresh[f] as string) < host) merged.push(fresh[f++] as string);
+      remapped[i] = merged.length;
+      merged.push(host);
+    }
+    while (f < fresh.length) merged.push(fresh[f++] as string);
+    return { sorted: merged, rankOf: (h) => lowerBound(merged, h), remap: (rank) => remapped[rank] ?? rank };
+  }
+
+  /** Labels of the entities a batch touched follow their records (names can change when ads disagree). */
+  private relabel(dicts: AdColumns['dicts'], codes: ColumnarAds['codes'], touched: TouchedIds): void {
+    const record = <T>(kind: string, id: string) => {
+      const row = this.s.entity.get(kind, id) as { doc: string } | undefined;
+      return row ? (JSON.parse(row.doc) as T) : null;
+    };
+    for (const id of touched.advertisers) {
+      const code = codes.advertiserIds.get(id);
+      const row = record<{ name: string }>('advertiser', id);
+      if (code !== undefined && row) dicts.advertiserNames[code] = row.name;
+    }
+    for (const id of touched.webmasters) {
+      const code = codes.webmasterIds.get(id);
+      const row = record<{ name: string }>('webmaster', id);
+      if (code !== undefined && row) dicts.webmasterNames[code] = row.name;
+    }
+    for (const id of touched.apps) {
+      const code = codes.appIds.get(id);
+      const row = record<{ name: string; store: AppStore; bundle_id: string }>('app', id);
+      if (code !== undefined && row) dicts.apps[code] = { name: row.name, store: row.store, bundle_id: row.bundle_id };
+    }
+    for (const id of touched.creatives) {
+      const code = codes.creativeIds.get(id);
+      const row = record<{ title: string; creative_format: CreativeFormat }>('creative', id);
+      if (code !== undefined && row) {
+        dicts.creativeTitles[code] = row.title;
+        dicts.creativeFormats[code] = row.creative_format;
+      }
+    }
+  }
+}
+
+interface TouchedIds {
+  advertisers: Set<string>;
+  webmasters: Set<string>;
+  apps: Set<string>;
+  creatives: Set<string>;
+}
+
+/** The entities whose ads a batch removed or added. */
+function touchedIds(cols: AdColumns, removed: Uint8Array, added: AddedAd[]): TouchedIds {
+  const t: TouchedIds = { advertisers: new Set(), webmasters: new Set(), apps: new Set(), creatives: new Set() };
+  const d = cols.dicts;
+  for (let p = 0; p < cols.n; p++) {
+    if (!removed[p]) continue;
+    const at = (ids: string[], code: number | undefined, into: Set<string>) => {
+      const id = code === undefined || code < 0 ? undefined : ids[code];
+      if (id !== undefined) into.add(id);
+    };
+    at(d.advertiserIds, cols.advertiser[p], t.advertisers);
+    at(d.webmasterIds, cols.webmaster[p], t.webmasters);
+    at(d.appIds, cols.app[p], t.apps);
+    at(d.creativeIds, cols.creative[p], t.creatives);
+  }
+  for (const { row } of added) {
+    t.advertisers.add(row.advertiser_id);
+    if (row.webmaster_id) t.webmasters.add(row.webmaster_id);
+    if (row.app_id && row.app_doc) t.apps.add(row.app_id);
+    t.creatives.add(row.creative_id);
+  }
+  return t;
+}
+
+/** The dictionaries with the added ads' new values appended (codes never change; the maps grow in place). */
+function extendDictionaries(old: ColumnarAds, added: AddedAd[]): { dicts: Omit<AdColumns['dicts'], 'hostsReversed'>; codes: ColumnarAds['codes'] } {
+  const { hostsReversed: _hosts, ...rest } = old.cols.dicts;
+  const dicts = {
+    ...rest,
+    platforms: [...rest.platforms],
+    countries: [...rest.countries],
+    categories: [...rest.categories],
+    advertiserIds: [...rest.advertiserIds],
+    webmasterIds: [...rest.webmasterIds],
+    appIds: [...rest.appIds],
+    creativeIds: [...rest.creativeIds],
+    advertiserNames: [...rest.advertiserNames],
+    webmasterNames: [...rest.webmasterNames],
+    apps: [...rest.apps],
+    creativeTitles: [...rest.creativeTitles],
+    creativeFormats: [...rest.creativeFormats],
+  };
+  const codes = old.codes;
+  const ensure = (dict: keyof typeof codes, value: string, onNew?: () => void) => {
+    if (codes[dict].has(value)) return;
+    codes[dict].set(value, dicts[dict].length);
+    dicts[dict].push(value);
+    onNew?.();
+  };
+  for (const { row } of added) {
+    ensure('platforms', row.platform);
+    for (const c of list(row.countries)) ensure('countries', c);
+    for (const c of list(row.categories)) ensure('categories', c);
+    ensure('advertiserIds', row.advertiser_id, () => dicts.advertiserNames.push(row.advertiser_name));
+    if (row.webmaster_id) ensure('webmasterIds', row.webmaster_id, () => dicts.webmasterNames.push(row.webmaster_name ?? ''));
+    if (row.app_id && row.app_doc) {
+      const info = JSON.parse(row.app_doc) as { name: string; store: AppStore; bundle_id: string };
+      ensure('appIds', row.app_id, () => dicts.apps.push({ name: info.name, store: info.store, bundle_id: info.bundle_id }));
+    }
+    ensure('creativeIds', row.creative_id, () => {
+      dicts.creativeTitles.push(row.creative_title);
+      dicts.creativeFormats.push(row.creative_format);
+    });
+  }
+  return { dicts, codes };
+}
+
+/** Each word bitset over the new positions: surviving bits move with their ads, added ads set their words' bits. */
+function moveWordBits(
+  wordBits: Map<string, Uint32Array>,
+  n: number,
+  newPosition: Int32Array,
+  added: AddedAd[],
+  addedPosition: Int32Array,
+): Map<string, Uint32Array> {
+  const out = new Map<string, Uint32Array>();
+  const length = (n + 31) >>> 5;
+  for (const [word, bits] of wordBits) {
+    const moved = new Uint32Array(length);
+    for (let w = 0; w < bits.length; w++) {
+      let word32 = bits[w] ?? 0;
+      while (word32 !== 0) {
+        const bit = 31 - Math.clz32(word32 & -word32);
+        word32 = (word32 ^ (1 << bit)) >>> 0;
+        const to = newPosition[w * 32 + bit] ?? -1;
+        if (to >= 0) moved[to >>> 5] = (moved[to >>> 5] ?? 0) | (1 << (to & 31));
+      }
+    }
+    out.set(word, moved);
+  }
+  added.forEach((ad, i) => {
+    const to = addedPosition[i] ?? 0;
+    for (const word of ad.words) {
+      const bits = out.get(word);
+      if (bits) bits[to >>> 5] = (bits[to >>> 5] ?? 0) | (1 << (to & 31));
+    }
+  });
+  return out;
+}
+
+function prepare(db: DatabaseSync) {
+  const st = (sql: string): StatementSync => db.prepare(sql);
+  return {
+    meta: st("SELECT key, value FROM meta WHERE key IN ('columns_base', 'columns_seq', 'seq')"),
+    blobs: st('SELECT name, data FROM trend_columns'),
+    changes: st('SELECT rid, added FROM live_changes WHERE seq > ? AND seq <= ? ORDER BY seq, added'),
+    idBefore: st('SELECT rid FROM ads WHERE id < ? ORDER BY id DESC LIMIT 1'),
+    entity: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
+  };
+}
+
+const list = (joined: string) => (joined ? joined.split(',') : []);

@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { AdRecord } from '../../../src/store/ad-store.port';
+import { SqliteLiveWriter } from '../../../src/store/sqlite/sqlite-live-writer';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
+import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
+import { describeStoreContract } from '../store.contract';
+import { FIXTURE_RECORDS } from '../store-fixture';
+import { firstDifference, liveSightings } from '../live-sightings';
+
+const WORKER_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'dist', 'apps', 'query-api', 'sqlite-worker.js');
+const EVERY_WORD: { wordBitsMinShare: number; wordBitsMaxShare: number } = { wordBitsMinShare: 0.01, wordBitsMaxShare: 0.6 };
+
+/** A store loaded offline from scratch. */
+async function offline(dir: string, records: AdRecord[]) {
+  const file = join(dir, 'offline.sqlite');
+  const writer = new SqliteWriter(file, EVERY_WORD);
+  await writer.write(records);
+  await writer.finish();
+  await writer.close();
+  return file;
+}
+
+/**
+ * A store loaded with `first`, then fed `batches` live; readers may be open (and reading) while it is fed. The columns
+ * are stored again every `checkpointEvery` changes.
+ */
+async function live(file: string, first: AdRecord[], batches: AdRecord[][], between?: () => Promise<void>, checkpointEvery?: number) {
+  const writer = new SqliteWriter(file, EVERY_WORD, checkpointEvery);
+  await writer.write(first);
+  await writer.finish();
+  const totals = { added: 0, replaced: 0, unchanged: 0, rejected: 0 };
+  for (const batch of batches) {
+    const result = await writer.apply(batch);
+    totals.added += result.added;
+    totals.replaced += result.replaced;
+    totals.unchanged += result.unchanged;
+    totals.rejected += result.rejected.length;
+    await between?.();
+  }
+  await writer.close();
+  return totals;
+}
+
+describe('live batches give the answers of one offline load', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'query-live-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('applies new ads and re-sightings in many batches, with readers reading between them, and ends identical', async () => {
+    const { firstLoad, batches, finalRecords } = liveSightings(3_000);
+    const expected = new SqliteStore({ file: await offline(dir, finalRecords), workers: 0 });
+    const file = join(dir, 'live.sqlite');
+    // A reader that follows every batch (its columns are brought forward batch by batch, across the writer's
+    // checkpoints), one that starts halfway (it loads a checkpoint and replays what follows), and one that only reads
+    // at the end (after the writer closed: everything stored, nothing to replay).
+    const following = { store: null as SqliteStore | null };
+    const halfway = { store: null as SqliteStore | null, batches: 0 };
+    const totals = await live(
+      file,
+      firstLoad,
+      batches,
+      async () => {
+        if (++halfway.batches === Math.floor(batches.length / 2)) halfway.store = new SqliteStore({ file, workers: 0 });
+        following.store ??= new SqliteStore({ file, workers: 0 });
+        for (const store of [following.store, halfway.store]) {
+          await store?.searchAds({ filter: { country: 'US' }, sort: 'date', order: 'desc', limit: 5 });
+          await store?.trends({
+            dimension: 'geo',
+            filter: {},
+            window: { from: '2026-01-01', to: '2026-12-31' },
+            previous: { from: '2025-01-01', to: '2025-12-31' },
+            limit: 5,
+          });
+        }
+      },
+      1_000,
+    );
+    expect(totals.added).toBe(3_000 - firstLoad.length);
+    expect(totals.unchanged).toBe(20);
+    expect(totals.rejected).toBe(0);
+    const late = new SqliteStore({ file, workers: 0 });
+    try {
+      expect(await firstDifference(expected, following.store as SqliteStore, finalRecords)).toBeNull();
+      expect(await firstDifference(expected, late, finalRecords)).toBeNull();
+      expect(await firstDifference(expected, halfway.store as SqliteStore, finalRecords)).toBeNull();
+    } finally {
+      await Promise.all([expected.close(), late.close(), following.store?.close(), halfway.store?.close()]);
+    }
+  }, 120_000);
+});
+
+/** The fixture built live: a few ads loaded, the rest applied in small batches, some seen in another state and back. */
+const loadLive = (workers: number) => async (records: AdRecord[]) => {
+  const dir = mkdtempSync(join(tmpdir(), 'query-live-contract-'));
+  const file = join(dir, 'ads.sqlite');
+  const store = new SqliteStore({ file, workers, ...(workers ? { workerScript: WORKER_SCRIPT } : {}) });
+  const changed = records.slice(0, 4).map((ad) => ({ ...ad, status_today: ad.status_today === 'active' ? ('inactive' as const) : ('active' as const), countries: ['ZZ'] }));
+  const batches: AdRecord[][] = [changed];
+  for (let i = 3; i < records.length; i += 2) batches.push(records.slice(i, i + 2));
+  batches.push(records.slice(0, 4));
+  await live(file, records.slice(0, 3), batches, async () => void (await store.ping()));
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+describeStoreContract('sqlite, built by live batches', loadLive(0));
+describeStoreContract('sqlite, built by live batches, worker threads', loadLive(2));
+
+it('the fixture has more ads than the live contract loads first', () => expect(FIXTURE_RECORDS.length).toBeGreaterThan(7));
+
+describe("the serving process's live writer (its own thread)", () => {
+  const WRITER_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'dist', 'apps', 'query-api', 'sqlite-writer-worker.js');
+
+  it('applies batches in order while worker threads read, and stores the columns when closed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'query-live-writer-'));
+    const file = join(dir, 'ads.sqlite');
+    const store = new SqliteStore({ file, workers: 2, workerScript: WORKER_SCRIPT });
+    const writer = new SqliteLiveWriter(file, WRITER_SCRIPT);
+    try {
+      const [first, ...rest] = FIXTURE_RECORDS;
+      // The first batch into a store never finished is loaded in full; later ones are live batches.
+      expect(await writer.apply([first as AdRecord])).toEqual({ added: 1, replaced: 0, unchanged: 0, rejected: [] });
+      const results = await Promise.all([writer.apply(rest), writer.apply([{ ...(first as AdRecord), status_today: 'inactive' }])]);
+      expect(results.map(({ added, replaced, unchanged }) => ({ added, replaced, unchanged }))).toEqual([
+        { added: rest.length, replaced: 0, unchanged: 0 },
+        { added: 0, replaced: 1, unchanged: 0 },
+      ]);
+      expect((await store.countAds({}, 1_000)).total).toBe(FIXTURE_RECORDS.length);
+      expect((await store.getAd((first as AdRecord).id))?.status_today).toBe('inactive');
+      await writer.close();
+      const db = new DatabaseSync(file, { readOnly: true });
+      expect(db.prepare('SELECT count(*) AS n FROM live_changes').get()).toEqual({ n: 0 });
+      db.close();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
