@@ -138,7 +138,7 @@ async function liveStatus(stream: IngestStreamRepository, live: LiveSettings, fo
     max_length: live.maxLen,
     dead_letters: await stream.deadLetterCount(),
     this_group: live.group,
-    groups: await stream.groups(),
+    groups: await Promise.all((await stream.groups()).map(async (group) => ({ ...group, idle_ms: await stream.idleMs(group.name) }))),
   };
   process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
   return 0;

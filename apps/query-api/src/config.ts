@@ -29,7 +29,7 @@ export const ingestConfigShape = {
     .optional()
     .describe(
       'consumer group of this replica on INGEST_STREAM; default: `query-api` with Elasticsearch (replicas share the work), ' +
-        '`query-api:<host name>` with SQLite (each replica owns its store file and applies every sighting)',
+        '`query-api:<host name>:<hash of DATA_DIR>` with SQLite (each replica owns its store file and applies every sighting)',
     ),
   INGEST_STREAM_MAX_LEN: z.coerce
     .number()

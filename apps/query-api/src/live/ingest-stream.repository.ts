@@ -220,6 +220,13 @@ export class IngestStreamRepository {
     });
   }
 
+  /** Milliseconds since the group's most recently active consumer last read (null: no consumer): a gone replica's group grows old. */
+  async idleMs(group: string): Promise<number | null> {
+    const rows = (await this.redis.xinfo('CONSUMERS', this.stream, group)) as (string | number)[][];
+    const idles = rows.map((fields) => Number(fields[fields.indexOf('idle') + 1]));
+    return idles.length ? Math.min(...idles) : null;
+  }
+
   /** The oldest entry id pending in the group, or null. */
   async oldestPending(group: string): Promise<string | null> {
     const summary = (await this.redis.xpending(this.stream, group)) as [number, string | null, ...unknown[]];

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { brokerUrl } from '@adintel/transport';
 import type { AppConfig } from '../config';
 
@@ -28,6 +30,7 @@ export type LiveConfig = Pick<
   | 'TRANSPORT_URL'
   | 'TRANSPORT_TIMEOUT_MS'
   | 'STORE_ENGINE'
+  | 'DATA_DIR'
   | 'INGEST_LIVE'
   | 'INGEST_STREAM'
   | 'INGEST_GROUP'
@@ -36,9 +39,15 @@ export type LiveConfig = Pick<
   | 'INGEST_CLAIM_IDLE_MS'
 >;
 
-/** One group per store: Elasticsearch replicas share one store, each SQLite replica owns its file (named by its host). */
-export function defaultGroup(engine: AppConfig['STORE_ENGINE'], host = hostname()): string {
-  return engine === 'elasticsearch' ? 'query-api' : `query-api:${host}`;
+/**
+ * One group per store: Elasticsearch replicas share one store, so one group; each SQLite replica owns its file, named
+ * by its host and its data directory (stable across restarts: a StatefulSet pod keeps both; two processes on one
+ * machine differ by directory).
+ */
+export function defaultGroup(config: Pick<AppConfig, 'STORE_ENGINE' | 'DATA_DIR'>, host = hostname()): string {
+  if (config.STORE_ENGINE === 'elasticsearch') return 'query-api';
+  const dir = createHash('sha256').update(resolve(config.DATA_DIR)).digest('hex').slice(0, 8);
+  return `query-api:${host}:${dir}`;
 }
 
 export function liveSettingsFrom(config: LiveConfig): LiveSettings {
@@ -46,7 +55,7 @@ export function liveSettingsFrom(config: LiveConfig): LiveSettings {
     enabled: config.INGEST_LIVE,
     url: brokerUrl(config),
     stream: config.INGEST_STREAM,
-    group: config.INGEST_GROUP ?? defaultGroup(config.STORE_ENGINE),
+    group: config.INGEST_GROUP ?? defaultGroup(config),
     consumer: `${hostname()}:${process.pid}`,
     exclusive: config.STORE_ENGINE === 'sqlite',
     maxLen: config.INGEST_STREAM_MAX_LEN,
