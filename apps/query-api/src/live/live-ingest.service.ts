@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { parseAdLine } from '../ingest/ingest';
 import { DataWindowService } from '../paging/data-window.service';
@@ -11,6 +12,8 @@ export const LIVE_SETTINGS = Symbol('LIVE_SETTINGS');
 /** Opens the live writer on first use: a replica that never receives a sighting never opens its store for writing. */
 export const LIVE_WRITER_FACTORY = Symbol('LIVE_WRITER_FACTORY');
 export type LiveWriterFactory = () => LiveWriter;
+/** Lines validated between two turns of the event loop, so a large batch never holds up the queries being served. */
+const PARSE_SLICE = 250;
 
 /** What one batch did, per sighting: the store's outcomes plus the lines moved to the dead-letter stream. */
 export interface BatchSummary {
@@ -43,7 +46,8 @@ export class LiveIngestService {
     // The last sighting of an id in the batch wins, as it would had they come in separate batches.
     const latest = new Map<string, { sighting: Sighting; record: AdRecord }>();
     let parsed = 0;
-    for (const sighting of batch) {
+    for (const [index, sighting] of batch.entries()) {
+      if (index > 0 && index % PARSE_SLICE === 0) await nextTurn();
       const result = sighting.line === null ? null : parseAdLine(sighting.line, 0);
       if (result && 'record' in result) {
         parsed++;
