@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf, ServiceError } from '@adintel/contracts';
@@ -212,5 +212,84 @@ describe('live sightings through the stream', () => {
 
     const status = JSON.parse(cli(['live-status']).stdout) as { length: number; max_length: number; groups: { name: string }[] };
     expect(status).toMatchObject({ max_length: 100_000, groups: [expect.objectContaining({ name: GROUP, pending: 0 })] });
+  });
+});
+
+/**
+ * Two SQLite replicas on one machine, each on its own copy of the store, with the default group names (host and data
+ * directory): each applies every sighting, and the stream keeps an entry until both have acknowledged it.
+ */
+describe('two SQLite replicas, one group each', () => {
+  let redis: PrivateRedis;
+  let producer: Redis;
+  let dataDir: string;
+  const replicas: AppProcess[] = [];
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'query-api-live-replicas-'));
+    redis = await startPrivateRedis();
+    producer = createRedis({ url: redis.url, name: 'test-producer' });
+    const seeded = spawnSync(process.execPath, [CLI, 'seed', '--count', '500'], {
+      env: { ...process.env, DATA_DIR: join(dataDir, 'a'), REDIS_URL: redis.url },
+      encoding: 'utf8',
+    });
+    expect(seeded.status).toBe(0);
+    cpSync(join(dataDir, 'a'), join(dataDir, 'b'), { recursive: true });
+    for (const dir of ['a', 'b']) {
+      replicas.push(
+        await startApp({ name: 'query-api', env: { DATA_DIR: join(dataDir, dir), REDIS_URL: redis.url, QUERY_WORKERS: '0', LOG_LEVEL: 'warn' }, readyPath: '/readyz' }),
+      );
+    }
+  });
+
+  afterAll(async () => {
+    for (const replica of replicas) await replica.stop();
+    producer?.disconnect();
+    await redis?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const appliedBy = async (replica: AppProcess) => {
+    const text = await (await fetch(`${replica.url}/metrics`)).text();
+    const row = text.split('\n').find((l) => l.startsWith('adintel_ingest_sightings_total{outcome="added"} '));
+    return row ? Number(row.slice(row.lastIndexOf(' ') + 1)) : 0;
+  };
+  const fresh = (i: number) =>
+    JSON.stringify({
+      id: `two-${i}`,
+      title: 'Two replicas',
+      body: 'both apply it',
+      landing_url: 'https://two.example.com/',
+      platform_name: 'tiktok',
+      advertiser: { id: 'adv_two', name: 'Two', account_id: 'tt_two' },
+      webmaster: null,
+      status_today: 'active',
+      first_seen_date: '2026-11-15',
+      last_seen_date: '2026-11-15',
+      activity_days_amount: 1,
+      countries: ['DE'],
+      languages: ['de'],
+      categories: ['retail'],
+      creative: { id: 'cr_two', format: 'text' },
+      media: [],
+      app: null,
+      impressions: 10,
+      popularity: 1,
+    });
+
+  it('applies every sighting on both, and trims only what both acknowledged', async () => {
+    await waitUntil(async () => ((await producer.xinfo('GROUPS', STREAM)) as unknown[]).length === 2, 10_000, 50);
+    const [a, b] = replicas as [AppProcess, AppProcess];
+    process.kill(b.pid, 'SIGSTOP');
+    try {
+      for (let i = 0; i < 20; i++) await producer.xadd(STREAM, '*', 'line', fresh(i));
+      await waitUntil(async () => (await appliedBy(a)) === 20, 10_000, 50);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // two trimming passes of replica a
+      expect(await producer.xlen(STREAM)).toBe(20); // b has not acknowledged them: kept
+    } finally {
+      process.kill(b.pid, 'SIGCONT');
+    }
+    await waitUntil(async () => (await appliedBy(b)) === 20, 15_000, 50);
+    await waitUntil(async () => (await producer.xlen(STREAM)) === 0, 10_000, 100);
   });
 });
