@@ -6,6 +6,7 @@ import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf,
 import { createRedis, type Redis } from '@adintel/redis';
 import { startApp, startPrivateRedis, waitUntil, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
+import { BOUNDED_ADD_SCRIPT } from '../../src/live/ingest-stream.repository';
 
 jest.setTimeout(180_000);
 
@@ -212,6 +213,25 @@ describe('live sightings through the stream', () => {
 
     const status = JSON.parse(cli(['live-status']).stdout) as { length: number; max_length: number; groups: { name: string }[] };
     expect(status).toMatchObject({ max_length: 100_000, groups: [expect.objectContaining({ name: GROUP, pending: 0 })] });
+  });
+
+  it('paces the CLI with --rate', async () => {
+    const file = join(dataDir, 'paced.ndjson');
+    writeFileSync(file, `${demo.slice(100, 130).map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const paced = cli(['ingest', '--live', file, '--rate', '20']);
+    expect(paced.status).toBe(0);
+    const [, lines, seconds] = /published (\d+) lines to \S+ in ([\d.]+) s/.exec(paced.stderr) ?? [];
+    expect(Number(lines)).toBe(30);
+    expect(Number(seconds)).toBeGreaterThanOrEqual(1.2); // 30 lines at 20 a second: the last goes out after ~1.45 s
+    await waitUntil(caughtUp, 10_000, 100);
+  });
+
+  it('finishes the batch in hand on SIGTERM: nothing is left pending', async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify(freshAd(`live-term-${i}`, `term${i}`)));
+    await producer.eval(BOUNDED_ADD_SCRIPT, 1, STREAM, 100_000, ...lines);
+    await waitUntil(async () => (await groupState()).pending > 0, 10_000, 5);
+    expect(await app.stop('SIGTERM')).toBe(0);
+    expect((await groupState()).pending).toBe(0);
   });
 });
 
