@@ -138,7 +138,13 @@ async function liveStatus(stream: IngestStreamRepository, live: LiveSettings, fo
     max_length: live.maxLen,
     dead_letters: await stream.deadLetterCount(),
     this_group: live.group,
-    groups: await Promise.all((await stream.groups()).map(async (group) => ({ ...group, idle_ms: await stream.idleMs(group.name) }))),
+    // idle_ms: since the group's most recently active consumer last read; a gone replica's group only grows older.
+    groups: await Promise.all(
+      (await stream.groups()).map(async (group) => {
+        const idles = (await stream.consumers(group.name)).map((consumer) => consumer.idle);
+        return { ...group, idle_ms: idles.length ? Math.min(...idles) : null };
+      }),
+    ),
   };
   process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
   return 0;

@@ -220,11 +220,17 @@ export class IngestStreamRepository {
     });
   }
 
-  /** Milliseconds since the group's most recently active consumer last read (null: no consumer): a gone replica's group grows old. */
-  async idleMs(group: string): Promise<number | null> {
+  /** The group's consumers: name, entries pending with each, and milliseconds since each last read. */
+  async consumers(group: string): Promise<{ name: string; pending: number; idle: number }[]> {
     const rows = (await this.redis.xinfo('CONSUMERS', this.stream, group)) as (string | number)[][];
-    const idles = rows.map((fields) => Number(fields[fields.indexOf('idle') + 1]));
-    return idles.length ? Math.min(...idles) : null;
+    return rows.map((fields) => {
+      const get = (key: string) => fields[fields.indexOf(key) + 1];
+      return { name: String(get('name')), pending: Number(get('pending')), idle: Number(get('idle')) };
+    });
+  }
+
+  async deleteConsumer(group: string, consumer: string): Promise<void> {
+    await this.redis.xgroup('DELCONSUMER', this.stream, group, consumer);
   }
 
   /** The oldest entry id pending in the group, or null. */

@@ -10,6 +10,8 @@ const BLOCK_MS = 1_000;
 const RETRY_MS = 1_000;
 /** Stream gauges and trimming. */
 const MAINTAIN_EVERY_MS = 1_000;
+/** A consumer of a shared group silent this long with nothing pending is a replica that is gone: its name is removed. */
+const FORGET_CONSUMER_AFTER_MS = 10 * 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,6 +94,7 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
             this.ownPendingFirst = true;
             this.claimDue = claimed.length >= batchMax;
           }
+          await this.forgetGoneConsumers(first && this.settings.exclusive ? 0 : FORGET_CONSUMER_AFTER_MS);
           first = false;
         }
         const batch = this.ownPendingFirst ? await reader.read(group, consumer, '0', batchMax, 0) : await reader.read(group, consumer, '>', batchMax, BLOCK_MS);
@@ -104,6 +107,15 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
         if (message.includes('NOGROUP')) this.groupDue = true;
         this.ownPendingFirst = true;
         await sleep(RETRY_MS);
+      }
+    }
+  }
+
+  /** Earlier runs of this replica (and gone replicas of a shared group) leave consumer names behind: remove the empty ones. */
+  private async forgetGoneConsumers(minIdleMs: number): Promise<void> {
+    for (const other of await this.repository.consumers(this.settings.group)) {
+      if (other.name !== this.settings.consumer && other.pending === 0 && other.idle >= minIdleMs) {
+        await this.repository.deleteConsumer(this.settings.group, other.name);
       }
     }
   }

@@ -193,6 +193,8 @@ describe('live sightings through the stream', () => {
 
     await waitUntil(caughtUp, 60_000, 100);
     expect(await groupState()).toEqual({ pending: 0, lag: 0 });
+    // The killed run's consumer name was taken over and removed: one consumer per SQLite group.
+    expect(await producer.xinfo('CONSUMERS', STREAM, GROUP)).toHaveLength(1);
     expect((await send(QueryMessages.countAds, {})).total).toBe(adsBefore + 600);
     for (const [id, line] of lastOf) {
       const stored = await send(QueryMessages.getAd, { id });
