@@ -77,7 +77,6 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
   private async readUntilStopped(): Promise<void> {
     const reader = this.reader as IngestStreamRepository;
     const { group, consumer, batchMax } = this.settings;
-    let first = true;
     while (!this.stopping) {
       try {
         if (this.groupDue) {
@@ -86,16 +85,15 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
         }
         if (this.claimDue) {
           this.claimDue = false;
-          // At start an exclusive consumer takes every pending entry of its group: they are its own earlier run's.
-          const minIdle = first && this.settings.exclusive ? 0 : this.settings.claimIdleMs;
+          // An exclusive consumer takes every pending entry of its group at once: they are its own earlier run's.
+          const minIdle = this.settings.exclusive ? 0 : this.settings.claimIdleMs;
           const claimed = await this.repository.claim(group, consumer, minIdle, batchMax);
           if (claimed.length) {
             this.logger.log({ msg: 'claimed pending live sightings', entries: claimed.length, min_idle_ms: minIdle });
             this.ownPendingFirst = true;
             this.claimDue = claimed.length >= batchMax;
           }
-          await this.forgetGoneConsumers(first && this.settings.exclusive ? 0 : FORGET_CONSUMER_AFTER_MS);
-          first = false;
+          await this.forgetGoneConsumers(this.settings.exclusive ? 0 : FORGET_CONSUMER_AFTER_MS);
         }
         const batch = this.ownPendingFirst ? await reader.read(group, consumer, '0', batchMax, 0) : await reader.read(group, consumer, '>', batchMax, BLOCK_MS);
         if (this.ownPendingFirst && batch.length === 0) this.ownPendingFirst = false;
