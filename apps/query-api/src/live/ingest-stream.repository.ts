@@ -111,27 +111,16 @@ export class IngestStreamRepository {
 
   /** A second connection to the same Redis for blocking reads (it waits out a reconnect instead of failing). */
   blockingReader(): IngestStreamRepository {
-    const redis = createRedis({ url: this.url, name: 'ingest:reader', blocking: true });
-    const reader = new IngestStreamRepository(redis, this.url, this.stream);
-    const remember = () =>
-      void redis.client('ID').then(
-        (id) => (reader.connectionId = Number(id)),
-        () => undefined,
-      );
-    redis.on('ready', remember);
-    return reader;
+    return new IngestStreamRepository(createRedis({ url: this.url, name: 'ingest:reader', blocking: true }), this.url, this.stream);
   }
-
-  /** This connection's client id (for CLIENT UNBLOCK) once known; kept current across reconnects for blocking readers. */
-  connectionId?: number;
 
   close(): Promise<void> {
     return closeRedis(this.redis);
   }
 
-  /** Releases a blocked read of another connection (it returns as if it had timed out). */
-  async unblock(clientId: number): Promise<void> {
-    await this.redis.client('UNBLOCK', clientId);
+  /** Drops the connection at once: a read waiting on it (blocked, or queued while Redis is away) fails. */
+  disconnect(): void {
+    this.redis.disconnect();
   }
 
   /** Creates the group (and the stream) unless it exists; a new group starts at the oldest retained entry. */

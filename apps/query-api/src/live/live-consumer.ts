@@ -35,6 +35,7 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
   /** Create the group first (at start, and when Redis lost it). */
   private groupDue = true;
   private maintaining = false;
+  private reading = false;
 
   constructor(
     @Inject(LIVE_SETTINGS) private readonly settings: LiveSettings,
@@ -56,15 +57,18 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
     this.loop = this.readUntilStopped();
   }
 
-  /** Reads nothing more, lets the batch in hand finish (apply and ack), then returns. */
+  /**
+   * Reads nothing more, lets the batch in hand finish (apply and ack), then returns. A read in progress is cut off by
+   * dropping the reader's connection (also when Redis is away and the read is queued): entries it may have been handed
+   * stay pending and are claimed at the next start.
+   */
   async stop(): Promise<void> {
     if (this.stopping) return this.loop;
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
-    const blocked = this.reader?.connectionId;
-    if (blocked !== undefined) await this.repository.unblock(blocked).catch(() => undefined);
+    if (this.reading) this.reader?.disconnect();
     await this.loop;
-    await this.reader?.close();
+    this.reader?.disconnect();
   }
 
   /** After the drain (main.ts stops this consumer first): the writer and the command connection close last. */
@@ -95,10 +99,13 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
           }
           await this.forgetGoneConsumers(this.settings.exclusive ? 0 : FORGET_CONSUMER_AFTER_MS);
         }
+        this.reading = true;
         const batch = this.ownPendingFirst ? await reader.read(group, consumer, '0', batchMax, 0) : await reader.read(group, consumer, '>', batchMax, BLOCK_MS);
+        this.reading = false;
         if (this.ownPendingFirst && batch.length === 0) this.ownPendingFirst = false;
         if (batch.length) await this.service.handle(batch);
       } catch (error) {
+        this.reading = false;
         if (this.stopping) break;
         const message = (error as Error).message;
         this.logger.warn({ msg: 'live ingest failed, retrying', error: message });
