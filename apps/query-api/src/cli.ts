@@ -142,7 +142,8 @@ async function liveStatus(stream: IngestStreamRepository, live: LiveSettings, fo
     groups: await Promise.all(
       (await stream.groups()).map(async (group) => {
         const idles = (await stream.consumers(group.name)).map((consumer) => consumer.idle);
-        return { ...group, idle_ms: idles.length ? Math.min(...idles) : null };
+        const { name, consumers, pending, lag, lastDelivered } = group;
+        return { name, consumers, pending, lag, last_delivered_id: lastDelivered, idle_ms: idles.length ? Math.min(...idles) : null };
       }),
     ),
   };
