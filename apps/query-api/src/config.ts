@@ -22,7 +22,10 @@ export const ingestConfigShape = {
     .min(1)
     .max(200)
     .default('ingest:ads')
-    .describe('the Redis stream of sightings (one field `line` per entry: one NDJSON ingest line); dead letters go to `<stream>:dead`'),
+    .describe(
+      'the Redis stream of sightings, on the transport’s Redis (TRANSPORT_URL, else REDIS_URL); one field `line` per entry: one ' +
+        'NDJSON ingest line; dead letters go to `<stream>:dead`',
+    ),
   INGEST_GROUP: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9:._-]{0,199}$/, 'must be letters, digits and : . _ -')
