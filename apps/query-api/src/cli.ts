@@ -3,17 +3,21 @@
  *   seed [--count N] [--force]      generate N demo ads (default 100,000) and ingest them, unless the store has data
  *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
+ *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S]   live sightings for a store loaded from that
+ *                                    demo file (30% new ads, 70% re-sightings of its ads, seen on its newest day)
  *   ingest --live <file|-> [--rate N]    publish NDJSON lines (a file, or stdin for -) to the live stream INGEST_STREAM
  *   dead-letters [--limit N]              list the lines the service rejected (JSON lines on stdout)
  *   dead-letters --resend all|<id,...>    move them back to the stream, each exactly once
  *   live-status [--forget-group NAME]     the stream, its bound, every consumer group's backlog; drop a gone replica's group
  * (the live commands: docs/live-data.md)
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '@adintel/config';
 import { appConfigSchema } from './config';
 import { DEFAULT_SEED, writeDemoNdjson } from './ingest/demo-generator';
+import { demoSightings } from './ingest/demo-sightings';
 import { formatSummary, ingestFile } from './ingest/ingest';
 import { IngestStreamRepository } from './live/ingest-stream.repository';
 import { formatPublishSummary, publishLines } from './live/live-publisher';
@@ -31,6 +35,7 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       file: { type: 'string' },
       force: { type: 'boolean', default: false },
+      from: { type: 'string' },
       live: { type: 'string' },
       rate: { type: 'string' },
       limit: { type: 'string' },
@@ -47,6 +52,16 @@ async function main(): Promise<number> {
     if (!values.out) throw new Error('generate needs --out <file>');
     await writeDemoNdjson(values.out, count, seed);
     out(`wrote ${count} demo ads to ${values.out}`);
+    return 0;
+  }
+
+  if (command === 'sightings') {
+    if (!values.from || !values.out) throw new Error('sightings needs --from <demo.ndjson> and --out <file|->');
+    const lines = await demoSightings(values.from, values.count === undefined ? 10_000 : count, { seed });
+    const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+    if (values.out === '-') process.stdout.write(text);
+    else await writeFile(values.out, text);
+    out(`wrote ${lines.length} sightings${values.out === '-' ? '' : ` to ${values.out}`}`);
     return 0;
   }
 

@@ -42,6 +42,16 @@ export const ingestConfigShape = {
     .default(100_000)
     .describe('the bound producers respect: a bounded add is refused while the stream holds this many entries (backpressure, never trimming)'),
   INGEST_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(2_000).describe('most sightings applied as one batch'),
+  INGEST_BATCH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(500)
+    .describe(
+      'least time between the starts of two batches smaller than INGEST_BATCH_MAX: readers bring their columns forward once per ' +
+        'batch, so fewer, larger batches cost less; adds up to this much to freshness',
+    ),
   INGEST_CLAIM_IDLE_MS: z.coerce
     .number()
     .int()

@@ -18,7 +18,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * The live door's read loop (the "handler": it knows the stream, the service knows what a batch means). Reads the
  * group in batches of up to INGEST_BATCH_MAX entries, hands each batch to the service and reads the next only once
- * it is applied, so a batch is what arrived while the previous one was being applied. Order within the group is the
+ * it is applied (and, when a batch was not full, at least INGEST_BATCH_INTERVAL_MS after it started), so a batch is
+ * what arrived while the previous one was being applied. Order within the group is the
  * stream's order: its own pending entries (a crash mid-batch) and entries claimed from a dead consumer come first.
  */
 @Injectable()
@@ -100,10 +101,14 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
           await this.forgetGoneConsumers(this.settings.exclusive ? 0 : FORGET_CONSUMER_AFTER_MS);
         }
         this.reading = true;
+        const started = performance.now();
         const batch = this.ownPendingFirst ? await reader.read(group, consumer, '0', batchMax, 0) : await reader.read(group, consumer, '>', batchMax, BLOCK_MS);
         this.reading = false;
         if (this.ownPendingFirst && batch.length === 0) this.ownPendingFirst = false;
         if (batch.length) await this.service.handle(batch);
+        // A batch that was not full: wait out the interval, so the next one gathers what arrives meanwhile.
+        const rest = this.settings.batchIntervalMs - (performance.now() - started);
+        if (batch.length && batch.length < batchMax && rest > 0 && !this.stopping) await sleep(rest);
       } catch (error) {
         this.reading = false;
         if (this.stopping) break;

@@ -21,6 +21,8 @@ export interface LiveSettings {
   readonly exclusive: boolean;
   readonly maxLen: number;
   readonly batchMax: number;
+  /** Least ms between the starts of two batches that were not full (INGEST_BATCH_INTERVAL_MS). */
+  readonly batchIntervalMs: number;
   readonly claimIdleMs: number;
 }
 
@@ -36,6 +38,7 @@ export type LiveConfig = Pick<
   | 'INGEST_GROUP'
   | 'INGEST_STREAM_MAX_LEN'
   | 'INGEST_BATCH_MAX'
+  | 'INGEST_BATCH_INTERVAL_MS'
   | 'INGEST_CLAIM_IDLE_MS'
 >;
 
@@ -60,6 +63,7 @@ export function liveSettingsFrom(config: LiveConfig): LiveSettings {
     exclusive: config.STORE_ENGINE === 'sqlite',
     maxLen: config.INGEST_STREAM_MAX_LEN,
     batchMax: config.INGEST_BATCH_MAX,
+    batchIntervalMs: config.INGEST_BATCH_INTERVAL_MS,
     claimIdleMs: config.INGEST_CLAIM_IDLE_MS,
   };
 }
