@@ -62,7 +62,8 @@ test('the four apps run from the one image as node on a read-only root, on Elast
     assert.equal(service.environment.PORT, String(APP_PORTS[app]));
     assert.equal(service.environment.NODE_ENV, 'production');
     assert.equal(service.environment.HOST, '0.0.0.0');
-    assert.equal(service.environment.TRUSTED_PROXIES, compose.networks.adintel.ipam.config[0].subnet);
+    // One trusted hop: the edge's own fixed address, not the network (whose gateway carries published-port traffic).
+    assert.equal(service.environment.TRUSTED_PROXIES, compose.services.edge.networks.adintel.ipv4_address);
     assert.match(service.environment.NODE_OPTIONS, /--max-old-space-size=\d+/);
     assert.ok(service.healthcheck.test.join(' ').includes('/readyz'), `${app} health check on /readyz`);
     assert.equal(service.ports, undefined, `${app} publishes no port: only the edge is public`);

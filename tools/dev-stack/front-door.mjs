@@ -14,7 +14,9 @@ export function createFrontDoor(upstreams) {
     for (const name of HOP_BY_HOP) delete headers[name];
     headers['x-forwarded-host'] = req.headers.host ?? '';
     headers['x-forwarded-proto'] = 'http';
-    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
+    // One trusted hop: the caller's own X-Forwarded-For is dropped, never passed on, so the apps (which trust only
+    // this proxy's address, TRUSTED_PROXIES) see the address that connected here and nothing a caller wrote.
+    headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
     const upstream = request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
       (upstreamRes) => {

@@ -112,6 +112,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       DATA_DIR: join(dataDir, 'auth'),
       AUTH_JWKS: JSON.stringify({ keys: [signingKey] }),
       REGISTRATION_LIMIT_PER_HOUR: '1000',
+      TRIALS_PER_NETWORK_PER_DAY: '1000',
+      TRIALS_PER_HOUR: '1000',
     });
     const authServer = await startApp({ name: 'auth-server', env: authEnv });
     cleanups.push(() => authServer.stop());

@@ -55,7 +55,7 @@ export class AccountController {
     const email = str(body['email'], 254);
     let sessionId: string | undefined;
     try {
-      sessionId = await this.accounts.signIn(email, str(body['password'], 1024));
+      sessionId = await this.accounts.signIn(email, str(body['password'], 1024), req.ip ?? 'unknown');
     } catch (error) {
       if (!(error instanceof LoginThrottledError)) throw error;
       res.set('Retry-After', String(error.retryAfterSeconds));
@@ -85,7 +85,7 @@ export class AccountController {
     if (!this.validForm(req, session.id, body)) return this.renderAccount(res, session.owner, session.csrf, HttpStatus.FORBIDDEN, { error: 'The form expired; try again.' });
     const clientId = str(body['client_id'], 128);
     try {
-      await this.accounts.attach(session.owner, clientId, str(body['client_secret'], 512));
+      await this.accounts.attach(session.owner, clientId, str(body['client_secret'], 512), req.ip ?? 'unknown');
     } catch (error) {
       if (!(error instanceof AccountActionError)) throw error;
       return this.renderAccount(res, session.owner, session.csrf, error.status, { error: error.message, clientId });

@@ -2,6 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { DailyUsage, OwnerAccount } from '@adintel/contracts';
 import { ServiceError } from '@adintel/contracts';
 import { MeteringGateway } from '../metering/metering.gateway';
+import { AppMetrics } from '@adintel/observability';
+import { ClientLifetime } from '../oidc/client-lifetime';
+import { TokenFailureLimiter } from '../oidc/token-failure-limiter';
 import { OwnersService } from '../owners/owners.service';
 import type { OwnerRecord } from '../owners/owners.repository';
 import { AccountSessionRepository } from './account-session.repository';
@@ -35,10 +38,13 @@ export class AccountService {
     private readonly sessions: AccountSessionRepository,
     private readonly agents: AgentCredentialsVerifier,
     private readonly metering: MeteringGateway,
+    private readonly clients: ClientLifetime,
+    private readonly secretFailures: TokenFailureLimiter,
+    private readonly metrics: AppMetrics,
   ) {}
 
-  async signIn(email: string, password: string): Promise<string | undefined> {
-    const owner = await this.owners.authenticate(email, password);
+  async signIn(email: string, password: string, ip: string): Promise<string | undefined> {
+    const owner = await this.owners.authenticate(email, password, ip);
     return owner ? this.sessions.create(owner.owner_id) : undefined;
   }
 
@@ -59,12 +65,23 @@ export class AccountService {
     return { owner, account, usage: { days: dateRange(from, to), rows: data } };
   }
 
-  async attach(owner: OwnerRecord, clientId: string, clientSecret: string): Promise<OwnerAccount> {
-    const agent = await this.agents.verify(clientId.trim(), clientSecret.trim());
-    if (!agent) throw new AccountActionError('That client id and client secret do not match a registered agent.', 400);
+  async attach(owner: OwnerRecord, clientId: string, clientSecret: string, ip: string): Promise<OwnerAccount> {
+    const id = clientId.trim();
+    // A client secret is checked here as at the token endpoint: wrong ones count against the same limits.
+    const limit = await this.secretFailures.check(id, ip);
+    if (!limit.allowed) {
+      this.metrics.recordLimitRefusal(limit.limit);
+      throw new AccountActionError(`Too many wrong client secrets from your address; try again in ${limit.retryAfterSeconds} s.`, 429);
+    }
+    const agent = await this.agents.verify(id, clientSecret.trim());
+    if (!agent) {
+      await this.secretFailures.failed(id, ip);
+      throw new AccountActionError('That client id and client secret do not match a registered agent.', 400);
+    }
     await this.accountOf(owner); // metering must know the owner before an agent joins its plan
     try {
       const account = await this.metering.attachAgent({ agent_id: agent.agentId, owner_id: owner.owner_id, client_name: agent.clientName });
+      await this.clients.keep(agent.agentId);
       this.logger.log(`agent ${agent.agentId} attached to ${owner.owner_id}`);
       return account;
     } catch (error) {
@@ -75,6 +92,7 @@ export class AccountService {
   async detach(owner: OwnerRecord, agentId: string): Promise<OwnerAccount> {
     try {
       const account = await this.metering.detachAgent({ agent_id: agentId, owner_id: owner.owner_id });
+      await this.clients.release(agentId);
       this.logger.log(`agent ${agentId} detached from ${owner.owner_id}`);
       return account;
     } catch (error) {

@@ -66,8 +66,8 @@ export class InteractionService {
     return this.formTokens.verify(`interaction:${uid}`, csrf);
   }
 
-  authenticate(email: string, password: string) {
-    return this.owners.authenticate(email, password);
+  authenticate(email: string, password: string, ip: string) {
+    return this.owners.authenticate(email, password, ip);
   }
 
   finish(req: Request, res: Response, result: InteractionResults, merge: boolean): Promise<void> {

@@ -54,7 +54,7 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
   if (cimd.testLoopbackCa) logger.warn('CIMD_TEST_LOOPBACK_CA_FILE is set: client_id metadata documents may come from loopback (tests only)');
 
   const configuration: Configuration = {
-    adapter: redisAdapterFactory(redis),
+    adapter: redisAdapterFactory(redis, { clientTtlSeconds: config.CLIENT_UNUSED_TTL_SECONDS }),
     jwks: keys.jwks,
     cookies: {
       keys: keys.cookieKeys,

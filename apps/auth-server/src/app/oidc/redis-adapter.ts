@@ -7,22 +7,25 @@ const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', '
 const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
 const grantKey = (grantId: string) => `grant:${grantId}`;
+/** The key of one record of a model (`Client`, `Grant`, ...), for code outside the adapter that manages its lifetime. */
+export const modelKey = (model: string, id: string) => `${model}:${id}`;
 const userCodeKey = (userCode: string) => `userCode:${userCode}`;
 const uidKey = (uid: string) => `uid:${uid}`;
 
 /**
  * oidc-provider storage on Redis, one adapter instance per model. Every record expires with its
- * artifact (Redis TTL = expiresIn); records without expiresIn (registered clients) are kept.
+ * artifact (Redis TTL = expiresIn); a registered client, which has none, lives `clientTtlSeconds` until it is
+ * used (ClientLifetime extends it on every token and keeps attached agents for good).
  */
-export function redisAdapterFactory(redis: Redis): new (name: string) => Adapter {
+export function redisAdapterFactory(redis: Redis, options: { clientTtlSeconds: number }): new (name: string) => Adapter {
   return class RedisAdapter implements Adapter {
     constructor(private readonly name: string) {}
 
     private key(id: string) {
-      return `${this.name}:${id}`;
+      return modelKey(this.name, id);
     }
 
-    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    async upsert(id: string, payload: AdapterPayload, expiresIn = this.name === 'Client' ? options.clientTtlSeconds : undefined): Promise<void> {
       const key = this.key(id);
       const multi = redis.multi();
       if (CONSUMABLE.has(this.name)) {

@@ -56,18 +56,18 @@ export class OwnersService {
 
   /**
    * The owner for these credentials, or undefined; unknown emails cost the same time as wrong passwords.
-   * Throws LoginThrottledError while the email has too many recent failures.
+   * Throws LoginThrottledError while this address has too many recent failures, for this email or in all.
    */
-  async authenticate(email: string, password: string): Promise<OwnerRecord | undefined> {
+  async authenticate(email: string, password: string, ip: string): Promise<OwnerRecord | undefined> {
     const normalized = normalizeEmail(email);
-    await this.throttle.assertAllowed(normalized);
+    await this.throttle.assertAllowed(normalized, ip);
     const owner = await this.owners.findByEmail(normalized);
     const valid = await verifyPassword(password, owner?.password_hash ?? (await decoyHash()));
     if (owner && valid) {
-      await this.throttle.clear(normalized);
+      await this.throttle.clear(normalized, ip);
       return owner;
     }
-    await this.throttle.recordFailure(normalized);
+    await this.throttle.recordFailure(normalized, ip);
     return undefined;
   }
 
