@@ -6,6 +6,7 @@ import { seriesFor, usageChart } from './usage-chart';
 export const NOTICES: Record<string, string> = {
   attached: 'Agent attached: it now draws from your plan.',
   detached: 'Agent detached: it is back on its own trial balance.',
+  revoked: 'Access revoked: that application can no longer call the service (its tokens stop working within seconds).',
 };
 
 export function accountLoginPage(csrf: string, options: { email?: string; error?: string } = {}): string {
@@ -66,6 +67,19 @@ ${
 <tbody>${account.agents.map(
         (a) => html`<tr><td>${a.client_name ?? '(unnamed)'}</td><td><code>${a.agent_id}</code></td><td>${a.attached_at.slice(0, 10)}</td>
 <td><form method="post" action="/account/agents/${encodeURIComponent(a.agent_id)}/detach" class="inline"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="danger" aria-label="Detach ${a.client_name ?? a.agent_id}">Detach</button></form></td></tr>`,
+      )}</tbody></table>`
+}
+</section>
+<section class="card" aria-labelledby="approved-heading">
+<h2 id="approved-heading">Applications you approved</h2>
+${
+  overview.approved.length === 0
+    ? html`<p class="muted">You have not approved any application.</p>`
+    : html`<table><caption class="muted">Applications that act on your plan after you signed in and approved them</caption>
+<thead><tr><th scope="col">Application</th><th scope="col">Client id</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>${overview.approved.map(
+        (c) => html`<tr><td>${c.clientName ?? '(unnamed)'}</td><td><code>${c.clientId}</code></td><td>${c.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC</td>
+<td><form method="post" action="/account/clients/${encodeURIComponent(c.grantId)}/revoke" class="inline"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="danger" aria-label="Revoke ${c.clientName ?? c.clientId}">Revoke</button></form></td></tr>`,
       )}</tbody></table>`
 }
 </section>

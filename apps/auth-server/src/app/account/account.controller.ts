@@ -107,6 +107,20 @@ export class AccountController {
     res.redirect(HttpStatus.SEE_OTHER, '/account?notice=detached');
   }
 
+  @Post('clients/:grantId/revoke')
+  async revokeClient(@Param('grantId') grantId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
+    const session = await this.session(req);
+    if (!session) return res.redirect(HttpStatus.SEE_OTHER, '/account/login');
+    if (!this.validForm(req, session.id, body)) return this.renderAccount(res, session.owner, session.csrf, HttpStatus.FORBIDDEN, { error: 'The form expired; try again.' });
+    try {
+      await this.accounts.revokeClient(session.owner, grantId.slice(0, 128));
+    } catch (error) {
+      if (!(error instanceof AccountActionError)) throw error;
+      return this.renderAccount(res, session.owner, session.csrf, error.status, { error: error.message });
+    }
+    res.redirect(HttpStatus.SEE_OTHER, '/account?notice=revoked');
+  }
+
   private async renderAccount(res: Response, owner: OwnerRecord, csrf: string, status: number, messages: { notice?: string; error?: string; clientId?: string }) {
     try {
       const overview = await this.accounts.overview(owner);

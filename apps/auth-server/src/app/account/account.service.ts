@@ -9,6 +9,7 @@ import { OwnersService } from '../owners/owners.service';
 import type { OwnerRecord } from '../owners/owners.repository';
 import { AccountSessionRepository } from './account-session.repository';
 import { AgentCredentialsVerifier } from './agent-credentials.verifier';
+import { ApprovedClients, type ApprovedClient } from './approved-clients';
 import { dateRange } from './usage-chart';
 
 const USAGE_DAYS = 30;
@@ -17,6 +18,8 @@ export interface AccountOverview {
   readonly owner: OwnerRecord;
   readonly account: OwnerAccount;
   readonly usage: { readonly days: string[]; readonly rows: DailyUsage[] };
+  /** OAuth clients (chat apps, MCP clients) the owner approved in the code flow. */
+  readonly approved: ApprovedClient[];
 }
 
 export class AccountActionError extends Error {
@@ -41,6 +44,7 @@ export class AccountService {
     private readonly clients: ClientLifetime,
     private readonly secretFailures: TokenFailureLimiter,
     private readonly metrics: AppMetrics,
+    private readonly approvedClients: ApprovedClients,
   ) {}
 
   async signIn(email: string, password: string, ip: string): Promise<string | undefined> {
@@ -61,8 +65,12 @@ export class AccountService {
     const to = today.toISOString().slice(0, 10);
     const from = new Date(today.getTime() - (USAGE_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
     const account = await this.accountOf(owner);
-    const { data } = await this.metering.dailyUsage(owner.owner_id, from, to);
-    return { owner, account, usage: { days: dateRange(from, to), rows: data } };
+    const [{ data }, approved] = await Promise.all([this.metering.dailyUsage(owner.owner_id, from, to), this.approvedClients.list(owner.owner_id)]);
+    return { owner, account, usage: { days: dateRange(from, to), rows: data }, approved };
+  }
+
+  async revokeClient(owner: OwnerRecord, grantId: string): Promise<void> {
+    if (!(await this.approvedClients.revoke(owner.owner_id, grantId))) throw new AccountActionError('That approval is not yours, or was already revoked.', 404);
   }
 
   async attach(owner: OwnerRecord, clientId: string, clientSecret: string, ip: string): Promise<OwnerAccount> {

@@ -10,6 +10,7 @@ import { OIDC_PROVIDER } from './oidc.module';
 import { checkRegistration } from './registration-policy';
 import { type Admission, RegistrationRateLimiter } from './registration-rate-limiter';
 import { clientIdOf, TokenFailureLimiter } from './token-failure-limiter';
+import { RevokedAccessTokens } from './revoked-access-tokens';
 import { adaptTokenRequest } from './token-request';
 
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
@@ -79,6 +80,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   const metrics = app.get(AppMetrics);
   const logger = new Logger('AuthorizationServer');
   const publicUrl = new URL(config.PUBLIC_BASE_URL);
+  provider.use(app.get(RevokedAccessTokens).accessTokenRevocation());
   const providerCallback = provider.callback();
 
   // X-Forwarded-For is believed only from the configured proxies: anyone else's would bypass per-IP limits.

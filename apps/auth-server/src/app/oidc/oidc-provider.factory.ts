@@ -136,6 +136,8 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
       Session: 14 * DAY,
       Grant: 30 * DAY,
     },
+    // The gateway refuses the access tokens of a revoked grant (revocation-list.ts): they carry its id.
+    extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' && token.grantId ? { grant_id: token.grantId } : undefined),
     // Agents signed in by an owner keep working after the owner's browser session ends.
     expiresWithSession: () => false,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),

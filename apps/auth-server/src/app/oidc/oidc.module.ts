@@ -12,6 +12,8 @@ import { ClientLifetime } from './client-lifetime';
 import { createOidcProvider } from './oidc-provider.factory';
 import { InjectOidcProvider, KEY_MATERIAL, OIDC_PROVIDER } from './oidc.tokens';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
+import { RevocationList } from './revocation-list';
+import { RevokedAccessTokens } from './revoked-access-tokens';
 import { TokenFailureLimiter } from './token-failure-limiter';
 
 export { OIDC_PROVIDER, KEY_MATERIAL, InjectOidcProvider } from './oidc.tokens';
@@ -45,7 +47,9 @@ class AgentRegistrationListener implements OnModuleInit {
     TokenFailureLimiter,
     AgentRegistrationListener,
     ClientLifetime,
+    RevocationList,
+    RevokedAccessTokens,
   ],
-  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter, ClientLifetime],
+  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter, ClientLifetime, RevocationList, RevokedAccessTokens],
 })
 export class OidcModule {}
