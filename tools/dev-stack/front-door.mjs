@@ -40,6 +40,14 @@ export function createFrontDoor(upstreams) {
   });
 }
 
+/**
+ * The front door listening on `port`: on loopback unless `host` names another address (`npm start` takes
+ * PUBLIC_HOST; the compose edge, which only containers reach, 0.0.0.0).
+ */
+export function listenFrontDoor(upstreams, port, host = '127.0.0.1') {
+  return createFrontDoor(upstreams).listen(port, host);
+}
+
 function problem(res, status, title, detail, headers = {}, extensions = {}) {
   res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
   res.end(JSON.stringify({ type: 'about:blank', title, status, detail, ...extensions }));

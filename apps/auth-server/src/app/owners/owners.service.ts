@@ -54,6 +54,12 @@ export class OwnersService {
     return { owner, created: true };
   }
 
+  /** Creates the owner unless one has that email already, which is left as it is. */
+  async createIfAbsent(input: { email: string; password: string; plan: string }): Promise<{ owner: OwnerRecord; created: boolean }> {
+    const existing = await this.owners.findByEmail(normalizeEmail(input.email));
+    return existing ? { owner: existing, created: false } : this.createOrUpdate(input);
+  }
+
   /**
    * The owner for these credentials, or undefined; unknown emails cost the same time as wrong passwords.
    * Throws LoginThrottledError while this address has too many recent failures, for this email or in all.
