@@ -1,7 +1,8 @@
+import { Redis } from '@adintel/redis';
 import { waitUntil } from '@adintel/testing';
 import { callTool, CONTRACT_REGISTRATION, getJson, newAgentToken } from './agent';
 import { approveAndExchange, createOwner, csrfOf, registerPublicClient, signedInAccount } from './owner-flow';
-import { startStack, type Stack } from './stack';
+import { redisUserRules, startStack, type Stack } from './stack';
 
 jest.setTimeout(120_000);
 
@@ -16,7 +17,8 @@ describe('security of the running service', () => {
   let registered = 0;
 
   beforeAll(async () => {
-    stack = await startStack({ appEnv: { 'auth-server': { REGISTRATION_LIMIT_PER_HOUR: String(REGISTRATIONS_PER_HOUR) } } });
+    // Every app as its own Redis ACL user: the whole suite also proves the users of docker/redis-users.json suffice.
+    stack = await startStack({ redisUsers: true, appEnv: { 'auth-server': { REGISTRATION_LIMIT_PER_HOUR: String(REGISTRATIONS_PER_HOUR) } } });
   }, 180_000);
   afterAll(() => stack?.stop());
 
@@ -116,6 +118,56 @@ describe('security of the running service', () => {
         expect((await refreshWith(tokens.refresh_token)).status).toBe(400);
         expect(await refusedWithin(tokens.access_token, 5_000)).toBeLessThan(5_000);
       });
+    });
+  });
+
+  describe('least privilege in Redis', () => {
+    /** What one app's user may do, tried on the stack's Redis with that user's rules (a fresh password). */
+    async function asUser(app: 'auth-server' | 'mcp-gateway' | 'metering' | 'query-api', command: string[]): Promise<string> {
+      const admin = new Redis(stack.redisUrl);
+      const probe = `probe-${app}`;
+      await admin.call('ACL', 'SETUSER', probe, ...redisUserRules(app), '>probe-password');
+      const url = new URL(stack.redisUrl);
+      url.username = probe;
+      url.password = 'probe-password';
+      const redis = new Redis(url.href);
+      try {
+        const [name, ...args] = command as [string, ...string[]];
+        return String(await redis.call(name, ...args));
+      } catch (error) {
+        return (error as Error).message.split(' ')[0] ?? '';
+      } finally {
+        redis.disconnect();
+        await admin.call('ACL', 'DELUSER', probe);
+        admin.disconnect();
+      }
+    }
+
+    it.each([
+      ['mcp-gateway', ['GET', 'auth:Client:agt_x']],
+      ['mcp-gateway', ['XADD', 'auth:revocations', '*', 'kind', 'grant', 'id', 'x', 'until', '9999999999']],
+      ['mcp-gateway', ['HGETALL', 'metering:pool:agent:life:agt_x']],
+      ['metering', ['GET', 'auth:Client:agt_x']],
+      ['metering', ['SET', 'gateway:bucket:x', '1']],
+      ['query-api', ['HGETALL', 'metering:pool:agent:life:agt_x']],
+      ['query-api', ['GET', 'auth:owner:x']],
+      ['auth-server', ['HSET', 'metering:pool:agent:life:agt_x', 'used', '0']],
+      ['auth-server', ['FLUSHALL']],
+      ['metering', ['KEYS', '*']],
+      ['query-api', ['CONFIG', 'GET', 'requirepass']],
+    ] as const)('%s is refused %j', async (app, command) => {
+      expect(await asUser(app, [...command])).toBe('NOPERM');
+    });
+
+    it('no app was refused anything while the suite ran (its user has what it needs)', () => {
+      for (const [name, app] of Object.entries(stack.apps)) expect([name, app.output.filter((line) => line.includes('NOPERM'))]).toEqual([name, []]);
+    });
+
+    it('each app reaches its own keys and the transport', async () => {
+      expect(await asUser('auth-server', ['SET', 'auth:probe', '1'])).toBe('OK');
+      expect(await asUser('mcp-gateway', ['XLEN', 'auth:revocations'])).toMatch(/^\d+$/);
+      expect(await asUser('metering', ['SET', 'metering:probe', '1'])).toBe('OK');
+      expect(await asUser('query-api', ['XLEN', 'transport:query:requests'])).toMatch(/^\d+$/);
     });
   });
 
