@@ -31,5 +31,5 @@ describe('the demo owner of npm start', () => {
     expect(await signIn('second generated password')).toBe(401);
     expect(await signIn('demo-owner-password')).toBe(401);
     expect(await signIn('first generated password')).toBe(303);
-  });
+  }, 60_000);
 });

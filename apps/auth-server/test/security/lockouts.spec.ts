@@ -61,7 +61,7 @@ describe('strangers cannot lock anyone out', () => {
     beforeAll(async () => {
       email = `owner-${Date.now()}@example.com`;
       await createOwner(server().env, email, password);
-    });
+    }, 60_000);
 
     async function signIn(who: string, secret: string, from: string) {
       const jar = new CookieJar();

@@ -7,6 +7,7 @@ import { AppMetrics, bodyFailureOf } from '@adintel/observability';
 import type { AppConfig } from '../../config';
 import { OAUTH_PREFIX } from './oidc-provider.factory';
 import { OIDC_PROVIDER } from './oidc.module';
+import { presentHashedSecret } from './client-secret-hash';
 import { checkRegistration } from './registration-policy';
 import { type Admission, RegistrationRateLimiter } from './registration-rate-limiter';
 import { clientIdOf, TokenFailureLimiter } from './token-failure-limiter';
@@ -141,6 +142,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
         unavailable: `the ${endpoint} is unavailable right now`,
       });
       if (limited) return;
+      presentHashedSecret(req);
       res.on('finish', () => {
         if (res.statusCode !== 401) return;
         tokenFailures.failed(clientId, ip).catch((error: unknown) => logger.warn(`could not count a failed client authentication: ${(error as Error).message}`));

@@ -1,5 +1,6 @@
 import { type Redis } from '@adintel/redis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { storedClientSecret } from './client-secret-hash';
 
 /** Models whose records belong to a grant: revoking the grant deletes them all. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -25,8 +26,9 @@ export function redisAdapterFactory(redis: Redis, options: { clientTtlSeconds: n
       return modelKey(this.name, id);
     }
 
-    async upsert(id: string, payload: AdapterPayload, expiresIn = this.name === 'Client' ? options.clientTtlSeconds : undefined): Promise<void> {
+    async upsert(id: string, stored: AdapterPayload, expiresIn = this.name === 'Client' ? options.clientTtlSeconds : undefined): Promise<void> {
       const key = this.key(id);
+      const payload = this.withSecretDigest(stored);
       const multi = redis.multi();
       if (CONSUMABLE.has(this.name)) {
         multi.del(key);
@@ -61,7 +63,13 @@ export function redisAdapterFactory(redis: Redis, options: { clientTtlSeconds: n
         return { ...(JSON.parse(payload) as AdapterPayload), ...(consumed ? { consumed: Number(consumed) } : {}) };
       }
       const data = await redis.get(key);
-      return data ? (JSON.parse(data) as AdapterPayload) : undefined;
+      return data ? this.withSecretDigest(JSON.parse(data) as AdapterPayload) : undefined;
+    }
+
+    /** A client's secret is stored, and read, as its digest only (client-secret-hash.ts). */
+    private withSecretDigest(payload: AdapterPayload): AdapterPayload {
+      const secret = payload['client_secret'];
+      return this.name === 'Client' && typeof secret === 'string' ? { ...payload, client_secret: storedClientSecret(secret) } : payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
