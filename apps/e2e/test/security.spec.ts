@@ -102,6 +102,18 @@ describe('security of the running service', () => {
         expect(await (await account.fetch('/account')).text()).not.toContain(clientId);
       });
 
+      it('is metered on her plan from her first sign-in in the code flow, even if metering never heard of her', async () => {
+        const clientId = await registerPublicClient(stack.baseUrl, redirectUri);
+        registered++;
+        const first = await approveAndExchange(stack.baseUrl, owner, clientId, redirectUri);
+        const ownerId = String(JSON.parse(Buffer.from(first.access_token.split('.')[1] ?? '', 'base64url').toString())['sub']);
+        const admin = new Redis(stack.redisUrl);
+        await admin.del(`metering:owner:${ownerId}`); // as when the owner was created while metering was down
+        admin.disconnect();
+        const tokens = await approveAndExchange(stack.baseUrl, owner, clientId, redirectUri);
+        await waitUntil(async () => (await getJson(stack.baseUrl, tokens.access_token, '/api/v1/usage')).body['plan'] === 'pro', 5_000, 100);
+      });
+
       it("a replayed authorization code's grant is revoked, and so are its access tokens at the gateway", async () => {
         const clientId = await registerPublicClient(stack.baseUrl, redirectUri);
         registered++;

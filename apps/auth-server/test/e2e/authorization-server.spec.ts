@@ -213,6 +213,7 @@ describe('auth-server (built app, real Redis)', () => {
       res = await jar.fetch(consentUrl);
       const consentPage = await res.text();
       expect(consentPage).toContain('Allow access?');
+      expect(consentPage).toContain('access is handed to <strong>127.0.0.1:8976</strong>'); // where the code goes, not only the chosen name
 
       res = await jar.fetch(`${consentUrl}/confirm`, form({ csrf: hiddenCsrf(consentPage) }));
       expect(res.status).toBe(303);

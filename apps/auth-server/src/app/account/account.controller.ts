@@ -73,7 +73,9 @@ export class AccountController {
   @Post('logout')
   async logout(@Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
     const session = await this.session(req);
-    if (session && this.validForm(req, session.id, body)) await this.accounts.signOut(session.id);
+    // Without its CSRF token a sign-out is another site's doing: the owner stays signed in.
+    if (session && !this.validForm(req, session.id, body)) return res.redirect(HttpStatus.SEE_OTHER, '/account');
+    if (session) await this.accounts.signOut(session.id);
     res.clearCookie(SESSION_COOKIE, this.cookieBase);
     res.redirect(HttpStatus.SEE_OTHER, '/account/login');
   }

@@ -100,7 +100,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
     if (req.method !== 'POST') return next();
     if (!req.is('application/json')) return oauthError(res, 400, 'invalid_request', 'send the registration as Content-Type: application/json');
     json(req, res, async () => {
-      const verdict = checkRegistration(req.body);
+      const verdict = checkRegistration(req.body, publicUrl.origin);
       if (!verdict.ok) return oauthError(res, 400, verdict.error, verdict.error_description);
       const grantTypes = (req.body as { grant_types?: unknown }).grant_types;
       const grantsTrial = Array.isArray(grantTypes) && grantTypes.includes('client_credentials');
@@ -163,6 +163,9 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!servedByProvider(req.path)) return next();
+    // The provider's own pages (sign-out, errors) are never framed: no clickjacking of "Sign out" or of a consent.
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
     void providerCallback(req, res);
   });
 }
