@@ -102,6 +102,23 @@ describe('security of the running service', () => {
         expect(await (await account.fetch('/account')).text()).not.toContain(clientId);
       });
 
+      it("records which application spent her pool, in the ledger and in her account's chart", async () => {
+        const clientId = await registerPublicClient(stack.baseUrl, redirectUri);
+        registered++;
+        const tokens = await approveAndExchange(stack.baseUrl, owner, clientId, redirectUri);
+        const ownerId = String(JSON.parse(Buffer.from(tokens.access_token.split('.')[1] ?? '', 'base64url').toString())['sub']);
+        const { res } = await getJson(stack.baseUrl, tokens.access_token, '/api/v1/ads?country=US&limit=2');
+        expect(res.status).toBe(200);
+        const admin = new Redis(stack.redisUrl);
+        const [[, fields] = ['', []]] = (await admin.xrevrange(`metering:ledger:owner:${ownerId}`, '+', '-', 'COUNT', 1)) as [string, string[]][];
+        admin.disconnect();
+        expect(fields[fields.indexOf('client_id') + 1]).toBe(clientId);
+        const account = await signedInAccount(stack.baseUrl, owner);
+        const page = await (await account.fetch('/account')).text();
+        const totals = page.slice(page.indexOf('Totals for the period'));
+        expect(totals).toMatch(/<td>Chat client<\/td><td>1<\/td><td>2<\/td>/);
+      });
+
       it('is metered on her plan from her first sign-in in the code flow, even if metering never heard of her', async () => {
         const clientId = await registerPublicClient(stack.baseUrl, redirectUri);
         registered++;

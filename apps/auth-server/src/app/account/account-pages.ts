@@ -40,7 +40,11 @@ export function accountPage(
   messages: { notice?: string; error?: string; clientId?: string } = {},
 ): string {
   const { owner, account, usage } = overview;
-  const names = new Map(account.agents.map((a) => [a.agent_id, a.client_name ?? a.agent_id]));
+  // The chart's series: attached agents, and the applications that spent the owner's pool for her (by client id).
+  const names = new Map([
+    ...overview.approved.map((c): [string, string] => [c.clientId, c.clientName ?? c.clientId]),
+    ...account.agents.map((a): [string, string] => [a.agent_id, a.client_name ?? a.agent_id]),
+  ]);
   const series = seriesFor(usage.rows, names);
   const totals = new Map<string, { charged: number; calls: number }>();
   for (const row of usage.rows) {
