@@ -3,21 +3,18 @@
 // Ensures Redis, builds the four apps, seeds the demo store on first run, starts each app as a child process,
 // and serves them behind one origin (routes.mjs) on PUBLIC_PORT (default 3000). Ctrl-C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
 import { listenFrontDoor } from './front-door.mjs';
+import { createDemoOwner, demoOwnerLine } from './demo-owner.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const nx = join(root, 'node_modules/.bin/nx');
 const publicPort = Number(process.env.PUBLIC_PORT ?? 3000);
 const baseUrl = (process.env.PUBLIC_BASE_URL ?? `http://localhost:${publicPort}`).replace(/\/+$/, '');
 const APPS = Object.keys(APP_PORTS);
-// A local-only owner account so the /account page can be tried at once (npm start is never a production path). Its
-// password is made when the owner is created (the first run on this Redis), printed that once, and stored nowhere.
-const DEMO_OWNER = 'demo@example.com';
 
 function step(title, cmd, args) {
   console.log(`\n▶ ${title}`);
@@ -31,21 +28,8 @@ function step(title, cmd, args) {
 step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
 step('Building the four apps', nx, ['run-many', '-t', 'build', '-p', APPS.join(','), '--outputStyle=stream']);
 step('Seeding demo data (first run only)', nx, ['run', 'query-api:seed', '--outputStyle=stream']);
-const demoPassword = createDemoOwner(randomBytes(12).toString('base64url'));
-
-/** Creates the demo owner unless it exists; the password when it was created now, else undefined. */
-function createDemoOwner(password) {
-  console.log('\n▶ Creating the demo owner (first run only)');
-  // OWNER_PASSWORD, not an argument: a command line is readable by every user of the machine.
-  const args = ['run', 'auth-server:create-owner', `--email=${DEMO_OWNER}`, '--plan=pro', '--if-absent', '--outputStyle=stream'];
-  const result = spawnSync(nx, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NX_TUI: 'false', OWNER_PASSWORD: password } });
-  const outcome = result.stdout.split('\n').filter((line) => line.startsWith('{"owner_id"')).map((line) => JSON.parse(line)).at(-1);
-  if (result.status !== 0 || !outcome) {
-    console.error(`✖ Creating the demo owner failed (exit ${result.status ?? result.signal})\n${result.stdout}`);
-    process.exit(result.status || 1);
-  }
-  return outcome.created ? password : undefined;
-}
+console.log('\n▶ Creating the demo owner (first run only)');
+const demoPassword = createDemoOwner({ root, nx });
 
 const children = new Map();
 let stopping = false;
@@ -127,11 +111,7 @@ function printTour() {
   curl -s ${baseUrl}/oauth2/register -H 'Content-Type: application/json' -d '${register}'
   curl -s -u "$CLIENT_ID:$CLIENT_SECRET" ${baseUrl}/oauth2/token -d grant_type=client_credentials -d scope=mcp:read -d audience=${baseUrl}/mcp
   curl -s -H "Authorization: Bearer $ACCESS_TOKEN" '${baseUrl}/api/v1/ads?country=US&limit=5'
-${
-  demoPassword
-    ? `Owners sign in at ${baseUrl}/account as ${DEMO_OWNER} / ${demoPassword} (shown this once: note it) to attach agents and see usage.`
-    : `Owners sign in at ${baseUrl}/account as ${DEMO_OWNER} (password shown on the first run; a new one: npx nx run auth-server:create-owner --email=${DEMO_OWNER} --password=... --plan=pro).`
-}
+${demoOwnerLine(baseUrl, demoPassword)}
 Ctrl-C stops everything.
 `);
 }

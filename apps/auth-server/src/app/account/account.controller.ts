@@ -96,31 +96,27 @@ export class AccountController {
   }
 
   @Post('agents/:agentId/detach')
-  async detach(@Param('agentId') agentId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
-    const session = await this.session(req);
-    if (!session) return res.redirect(HttpStatus.SEE_OTHER, '/account/login');
-    if (!this.validForm(req, session.id, body)) return this.renderAccount(res, session.owner, session.csrf, HttpStatus.FORBIDDEN, { error: 'The form expired; try again.' });
-    try {
-      await this.accounts.detach(session.owner, agentId);
-    } catch (error) {
-      if (!(error instanceof AccountActionError)) throw error;
-      return this.renderAccount(res, session.owner, session.csrf, error.status, { error: error.message });
-    }
-    res.redirect(HttpStatus.SEE_OTHER, '/account?notice=detached');
+  detach(@Param('agentId') agentId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
+    return this.act(req, res, body, 'detached', (owner) => this.accounts.detach(owner, agentId));
   }
 
   @Post('clients/:grantId/revoke')
-  async revokeClient(@Param('grantId') grantId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
+  revokeClient(@Param('grantId') grantId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
+    return this.act(req, res, body, 'revoked', (owner) => this.accounts.revokeClient(owner, grantId.slice(0, 128)));
+  }
+
+  /** A button of the account page: signed in, its form token, the action, then back to the page with `notice`. */
+  private async act(req: Request, res: Response, body: FormBody, notice: keyof typeof NOTICES, action: (owner: OwnerRecord) => Promise<unknown>) {
     const session = await this.session(req);
     if (!session) return res.redirect(HttpStatus.SEE_OTHER, '/account/login');
     if (!this.validForm(req, session.id, body)) return this.renderAccount(res, session.owner, session.csrf, HttpStatus.FORBIDDEN, { error: 'The form expired; try again.' });
     try {
-      await this.accounts.revokeClient(session.owner, grantId.slice(0, 128));
+      await action(session.owner);
     } catch (error) {
       if (!(error instanceof AccountActionError)) throw error;
       return this.renderAccount(res, session.owner, session.csrf, error.status, { error: error.message });
     }
-    res.redirect(HttpStatus.SEE_OTHER, '/account?notice=revoked');
+    res.redirect(HttpStatus.SEE_OTHER, `/account?notice=${notice}`);
   }
 
   private async renderAccount(res: Response, owner: OwnerRecord, csrf: string, status: number, messages: { notice?: string; error?: string; clientId?: string }) {
