@@ -17,6 +17,16 @@ export type EnvelopeVerdict = { ok: true } | { ok: false; rejection: EnvelopeRej
 /** The SDK's own params schema of every client request method: one source for what a method accepts. */
 const PARAMS_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
 
+/**
+ * The methods whose params the gateway checks on a 2026-07-28 request: those its server answers. Any other method is
+ * the SDK's to answer on that revision, including the ones 2026-07-28 removed (`initialize`, `ping`, ...), which must
+ * be a 404 with -32601 rather than a complaint about their params.
+ */
+const MODERN_CHECKED_METHODS = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read']);
+
+/** The protocol era of a request, as the SDK's isLegacyRequest classifies it. */
+export type ProtocolEra = 'legacy' | 'modern';
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -27,10 +37,10 @@ const invalidRequest = (message: string, id: JsonRpcId | null = null): EnvelopeV
 
 /**
  * Checks a POSTed JSON-RPC message before the SDK runs it. The SDK answers a malformed envelope with
- * -32700 and bad params with -32603 and a validator dump; callers need -32600 / -32602 naming the field.
+ * -32700 and bad params with a validator dump; callers need -32600 / -32602 naming the field.
  * Batches are refused whole (they are not part of MCP since 2025-06-18), so no batch is ever half-run.
  */
-export function checkEnvelope(body: unknown): EnvelopeVerdict {
+export function checkEnvelope(body: unknown, era: ProtocolEra = 'legacy'): EnvelopeVerdict {
   if (Array.isArray(body)) {
     return invalidRequest(
       body.length === 0
@@ -55,6 +65,7 @@ export function checkEnvelope(body: unknown): EnvelopeVerdict {
     const message = 'params: must be an object';
     return hasId ? { ok: false, rejection: { status: 200, id: requestId, code: ProtocolErrorCode.InvalidParams, message } } : invalidRequest(message);
   }
+  if (era === 'modern' && !MODERN_CHECKED_METHODS.has(body['method'])) return { ok: true };
   const schema = PARAMS_SCHEMAS.get(body['method']);
   if (!hasId || !schema) return { ok: true }; // notifications and unknown methods: the SDK answers them
   const parsed = schema.safeParse(body);

@@ -11,7 +11,7 @@ import { ProblemException } from '../problems/problem';
 import { authInfoFor, McpServerFactory } from './mcp-server.factory';
 import { allowOrigin, answerOptions } from './cors';
 import { carryIdempotencyKey } from './idempotency-meta';
-import { checkEnvelope, jsonRpcError, type EnvelopeRejection } from './json-rpc-envelope';
+import { checkEnvelope, jsonRpcError, type EnvelopeRejection, type ProtocolEra } from './json-rpc-envelope';
 import { OriginGuard } from './origin.guard';
 
 type ResponseMode = 'json' | 'sse';
@@ -48,9 +48,10 @@ export class McpController {
     allowOrigin(req, res, this.config.MCP_ALLOWED_ORIGINS);
     const mode = responseMode(req.headers.accept);
     const requestId = currentRequestId() ?? 'unknown';
+    const era: ProtocolEra = (await isLegacyRequest(headersOf(req), req.body)) ? 'legacy' : 'modern';
     // Another Content-Type is left to the SDK, which answers 415.
     if (req.is('application/json')) {
-      const verdict = checkEnvelope(req.body);
+      const verdict = checkEnvelope(req.body, era);
       const rejection = verdict.ok ? carryIdempotencyKey(req.body, req.headers['idempotency-key']) : verdict.rejection;
       if (rejection) {
         sendRejection(res, rejection, mode);
@@ -59,7 +60,7 @@ export class McpController {
     }
     // The SDK insists on both media types; a client that accepts one of them is served in that one.
     req.headers.accept = 'application/json, text/event-stream';
-    if (await isLegacyRequest(headersOf(req), req.body)) {
+    if (era === 'legacy') {
       await this.serveLegacy(req, res, caller, requestId, mode);
       return;
     }

@@ -134,6 +134,15 @@ describe('MCP at /mcp on the 2026-07-28 revision (the v2 SDK client, and raw req
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32020);
   });
 
+  it('answers a method the revision removed with 404 and -32601, and bad params of a served method with -32602 naming the field', async () => {
+    for (const method of ['ping', 'initialize', 'logging/setLevel']) {
+      const res = await rpc(method);
+      expect([method, res.status, res.body['error'].code]).toEqual([method, 404, -32601]);
+    }
+    const bad = await rpc('tools/call', { name: 'get_catalog', arguments: [] });
+    expect(bad.body['error']).toMatchObject({ code: -32602, message: expect.stringContaining('params.arguments') });
+  });
+
   it('answers an unsupported revision with -32022 and the versions it supports', async () => {
     const res = await rpc('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }, { 'mcp-protocol-version': '2099-01-01' });
     expect(res.status).toBe(400);
