@@ -32,7 +32,7 @@ function viewMeta(view: ToolView) {
 
 /**
  * A tool's answer: the JSON as structuredContent, a text copy for clients that only read text, the receipt in _meta.
- * The text is exactly JSON.stringify of structuredContent: toolCallAnswer writes it in both places.
+ * The text is exactly JSON.stringify of structuredContent.
  */
 export function toolResult(result: unknown, receipt: Receipt, requestId: string): CallToolResult {
   return {
