@@ -25,6 +25,28 @@ interface AgentSession {
   close(): Promise<void>;
 }
 
+/** The calls this suite makes, which both lines' `Client` classes have under the same names. */
+interface SdkClient {
+  getServerVersion(): { version: string } | undefined;
+  listTools(): Promise<{ tools: Awaited<ReturnType<AgentSession['listTools']>> }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  listResources(): Promise<{ resources: { uri: string; mimeType?: string }[] }>;
+  readResource(params: { uri: string }): Promise<{ contents: unknown[] }>;
+  close(): Promise<void>;
+}
+
+function sessionOf(client: SdkClient, protocolVersion: string | undefined): AgentSession {
+  return {
+    protocolVersion,
+    serverVersion: client.getServerVersion()?.version,
+    listTools: async () => (await client.listTools()).tools,
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
+    listResources: async () => (await client.listResources()).resources,
+    readResource: async (uri) => (await client.readResource({ uri })).contents as { uri: string; mimeType?: string; text?: string }[],
+    close: () => client.close(),
+  };
+}
+
 interface ClientLine {
   readonly name: string;
   readonly revision: string;
@@ -39,15 +61,7 @@ const CURRENT: ClientLine = {
     const authProvider = new v2.ClientCredentialsProvider({ clientId: credentials.client_id, clientSecret: credentials.client_secret, scope: 'mcp:read' });
     const client = new v2.Client({ name: 'e2e-v2-agent', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new v2.StreamableHTTPClientTransport(mcpUrl, { authProvider, onInsufficientScope: 'throw' }));
-    return {
-      protocolVersion: client.getNegotiatedProtocolVersion(),
-      serverVersion: client.getServerVersion()?.version,
-      listTools: async () => (await client.listTools()).tools,
-      callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
-      listResources: async () => (await client.listResources()).resources,
-      readResource: async (uri) => (await client.readResource({ uri })).contents as { uri: string; mimeType?: string; text?: string }[],
-      close: () => client.close(),
-    };
+    return sessionOf(client, client.getNegotiatedProtocolVersion());
   },
 };
 
@@ -60,15 +74,7 @@ const LEGACY: ClientLine = {
     const client = new LegacyClient({ name: 'e2e-v1-agent', version: '1.0.0' });
     const transport = new LegacyTransport(mcpUrl, { authProvider });
     await client.connect(transport);
-    return {
-      protocolVersion: transport.protocolVersion,
-      serverVersion: client.getServerVersion()?.version,
-      listTools: async () => (await client.listTools()).tools,
-      callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult,
-      listResources: async () => (await client.listResources()).resources,
-      readResource: async (uri) => (await client.readResource({ uri })).contents as { uri: string; mimeType?: string; text?: string }[],
-      close: () => client.close(),
-    };
+    return sessionOf(client, transport.protocolVersion);
   },
 };
 
