@@ -127,11 +127,14 @@ function responseMode(accept: string | undefined): ResponseMode {
   });
 }
 
-/** Classification reads the method, the URL and the headers; the body is the one Express parsed. */
+/**
+ * What the SDK's classification reads: the method and the headers (the body is the one Express parsed). The URL
+ * plays no part, so a fixed one keeps a caller's path and query out of the `Request` constructor.
+ */
 function headersOf(req: Request): globalThis.Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new globalThis.Request(`http://gateway${req.originalUrl}`, { method: req.method, headers });
+  return new globalThis.Request('http://gateway/mcp', { method: req.method, headers });
 }
