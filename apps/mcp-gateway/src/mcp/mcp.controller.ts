@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Inject, Logger, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, type NodeIncomingMessageLike, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { APP_CONFIG } from '@adintel/config';
 import { currentRequestId } from '@adintel/observability';
 import type { AppConfig } from '../config';
@@ -64,8 +64,7 @@ export class McpController {
       await this.serveLegacy(req, res, caller, requestId, mode);
       return;
     }
-    Object.assign(req, { auth: authInfoFor(caller, requestId) });
-    await this.modern[mode](req, res, req.body);
+    await this.modern[mode](sdkRequest(req, authInfoFor(caller, requestId)), res, req.body);
   }
 
   private async serveLegacy(req: Request, res: Response, caller: Caller, requestId: string, mode: ResponseMode): Promise<void> {
@@ -137,4 +136,19 @@ function headersOf(req: Request): globalThis.Request {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   return new globalThis.Request('http://gateway/mcp', { method: req.method, headers });
+}
+
+/**
+ * The request as the SDK's Node adapter reads it (the body it is given already parsed). The adapter builds a URL
+ * from Host and the path, which a malformed Host would turn into a 500; neither plays a part in MCP (the Origin
+ * is checked by OriginGuard), so both are fixed here.
+ */
+function sdkRequest(req: Request, auth: AuthInfo): NodeIncomingMessageLike {
+  return {
+    method: req.method,
+    url: '/mcp',
+    headers: { ...req.headers, host: 'gateway' },
+    auth,
+    [Symbol.asyncIterator]: () => req[Symbol.asyncIterator](),
+  };
 }

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client, ProtocolError, ProtocolErrorCode, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { MeteringMessages } from '@adintel/contracts';
 import { TOOLS } from '@adintel/tool-catalogue';
@@ -147,6 +148,32 @@ describe('MCP at /mcp on the 2026-07-28 revision (the v2 SDK client, and raw req
     const res = await rpc('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }, { 'mcp-protocol-version': '2099-01-01' });
     expect(res.status).toBe(400);
     expect(res.body['error']).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } });
+  });
+
+  it('answers whatever the Host header says on both revisions, never with a 5xx', async () => {
+    const token = await issuer.token({ sub: 'raw-2026' });
+    const { hostname, port } = new URL(gateway.url);
+    const post = (host: string, modern: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        const headers = {
+          host,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(modern && { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' }),
+        };
+        const call = request({ host: hostname, port, path: '/mcp', method: 'POST', headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        call.on('error', reject);
+        call.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: modern ? { _meta: ENVELOPE } : {} }));
+      });
+    for (const host of ['a b', 'x:99999', '[::1']) {
+      expect([host, await post(host, true)]).toEqual([host, 200]);
+      // 2025-era: the SDK's Node transport refuses such a Host with a 400.
+      expect([host, await post(host, false)]).toEqual([host, 400]);
+    }
   });
 
   it('keeps the gateway checks on this era too: idempotency key, Origin, bearer token', async () => {
