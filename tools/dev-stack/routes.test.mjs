@@ -15,6 +15,7 @@ test('routes each public path to the app the ingress sends it to', () => {
   assert.equal(appFor('/api/v1/ads'), 'mcp-gateway');
   assert.equal(appFor('/.well-known/oauth-protected-resource'), 'mcp-gateway');
   assert.equal(appFor('/.well-known/oauth-protected-resource/mcp'), 'mcp-gateway');
+  assert.equal(appFor('/llms.txt'), 'mcp-gateway');
 });
 
 test('matches whole path segments only', () => {
