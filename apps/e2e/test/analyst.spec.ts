@@ -28,7 +28,8 @@ describe('analyst questions through the MCP client', () => {
   const figures = new Map<string, Figures>();
 
   beforeAll(async () => {
-    stack = await startStack({ ads: ADS });
+    // The budget checks below read every list at limit=100: more than a 500-token trial holds.
+    stack = await startStack({ ads: ADS, trialAllowance: 10_000 });
     const { token } = await newAgentToken(stack.baseUrl);
     client = new Client({ name: 'analyst', version: '1.0.0' });
     await client.connect(
@@ -66,6 +67,68 @@ describe('analyst questions through the MCP client', () => {
     expect(f.characters).toBeLessThanOrEqual(LIMITS.characters);
   };
   const rowsOf = (result: Json) => result['data'] as Json[];
+
+  describe('the context budget', () => {
+    const call = async (args: Json) => (await client.callTool({ name: 'search_ads', arguments: args })) as CallToolResult;
+    const textOf = (result: CallToolResult) => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+
+    it('keeps a 100-ad page under 60,000 characters of text, a default page under 15,000, id and title of 100 ads under 8,000', async () => {
+      const sizes: Record<string, number> = {};
+      for (const [name, args, bound] of [
+        ['limit=100', { limit: 100 }, 60_000],
+        ['default page', {}, 15_000],
+        ['limit=100, fields=id,title', { limit: 100, fields: ['id', 'title'] }, 8_000],
+      ] as const) {
+        const result = await call(args);
+        const text = textOf(result);
+        sizes[name] = text.length;
+        expect((result.structuredContent as { data: unknown[] }).data.length).toBe(name === 'default page' ? 20 : 100);
+        expect([name, text.length]).toEqual([name, expect.any(Number)]);
+        expect(text.length).toBeLessThan(bound);
+        // The size rides in _meta beside the receipt.
+        expect(result._meta?.['size']).toEqual({ characters: text.length, estimated_tokens: Math.ceil(text.length / 3) });
+        sizes[`${name} (JSON)`] = JSON.stringify(result.structuredContent).length;
+      }
+      process.stdout.write(`search_ads text sizes: ${JSON.stringify(sizes)}\n`);
+    });
+
+    it('keeps every tool’s text under 60,000 characters at limit=100', async () => {
+      const sizes: Record<string, number> = {};
+      const cases: [string, Json][] = [
+        ['search_ads', { limit: 100 }],
+        ['search_advertisers', { limit: 100 }],
+        ['search_webmasters', { limit: 100 }],
+        ['list_webmaster_advertisers', { id: 'wm_00001', limit: 100 }],
+        ['search_creatives', { limit: 100 }],
+        ['search_domains', { limit: 100 }],
+        ['search_apps', { limit: 100 }],
+        ['list_usage_events', { limit: 100 }],
+        ['get_catalog', {}],
+        ...(['geo', 'advertisers/cards', 'webmasters', 'apps', 'timeline', 'scaling-creatives'] as const).map(
+          (dimension): [string, Json] => [`get_trends ${dimension}`, { dimension, limit: 100 }],
+        ),
+        ...(['country', 'landing_domain', 'advertiser', 'overview'] as const).map((field): [string, Json] => [`get_ads_breakdown ${field}`, { field, limit: 100 }]),
+      ];
+      for (const [label, args] of cases) {
+        const result = (await client.callTool({ name: label.split(' ')[0] as string, arguments: args })) as CallToolResult;
+        expect([label, result.isError ? textOf(result) : 'ok']).toEqual([label, 'ok']);
+        sizes[label] = textOf(result).length;
+        expect([label, sizes[label]]).toEqual([label, expect.any(Number)]);
+        expect(sizes[label]).toBeLessThan(60_000);
+      }
+      process.stdout.write(`text sizes at limit=100: ${JSON.stringify(sizes)}\n`);
+    });
+
+    it('refuses a bad field name with a 400 naming it and the allowed values, on both surfaces', async () => {
+      const mcp = await call({ fields: ['title', 'clicks'] });
+      expect(mcp.isError).toBe(true);
+      expect(mcp._meta?.['problem']).toMatchObject({ status: 400, errors: [{ field: 'fields.1', allowed: expect.arrayContaining(['id', 'title', 'destination_type']) }] });
+      const { token } = await newAgentToken(stack.baseUrl);
+      const rest = await fetch(`${stack.baseUrl}/api/v1/ads?fields=title,clicks`, { headers: { authorization: `Bearer ${token}` } });
+      expect(rest.status).toBe(400);
+      expect(await rest.json()).toMatchObject({ errors: [{ field: 'fields.1', allowed: expect.arrayContaining(['id', 'title']) }] });
+    });
+  });
 
   it('1. the 5 advertisers with the most gambling ads in Brazil in the last 30 days, and each one’s longest-running ad', async () => {
     const s = session('1. top gambling advertisers in BR, 30 days, longest-running ad each');

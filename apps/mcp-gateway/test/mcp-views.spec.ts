@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLS } from '@adintel/tool-catalogue';
+import { tabulate } from '../src/context-budget/tool-text';
 import { fakeMetering, fakeQuery } from './support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from './support/gateway-harness';
 import { TestIssuer } from './support/test-issuer';
@@ -59,15 +60,16 @@ describe('MCP Apps views at /mcp (real SDK client, built views)', () => {
     }
   });
 
-  it('answers an unknown resource with JSON-RPC -32002', async () => {
+  it('answers an unknown resource with JSON-RPC -32602 naming the URI (the code the v2 SDK sends on every era)', async () => {
     const error = await client.readResource({ uri: 'ui://ad-intel/nope.html' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(-32002);
+    expect((error as McpError).code).toBe(-32602);
+    expect((error as McpError).message).toContain('ui://ad-intel/nope.html');
   });
 
-  it('leaves the tool result as it was: structuredContent and its text copy', async () => {
+  it('leaves the tool result as it was: structuredContent and its text rendering', async () => {
     const result = (await client.callTool({ name: 'search_ads', arguments: { limit: 2 } })) as CallToolResult;
     expect(result.structuredContent).toMatchObject({ data: expect.any(Array) });
-    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(tabulate(result.structuredContent));
   });
 });

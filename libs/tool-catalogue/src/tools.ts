@@ -345,7 +345,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       instead: 'counts of ads under filters (count_ads).',
       returns:
         'countries, platforms, categories, languages, destination types, sorts, trend dimensions, breakdown fields, the dates ' +
-        'covered, `coverage` (ads and newest sighting per platform and country: a pair absent holds no ads) and tool costs.',
+        'covered, how fresh the data is (`data_as_of`: the newest sighting), `coverage` (ads and newest sighting per platform ' +
+        'and country: a pair absent holds no ads) and tool costs.',
     },
     path: '/catalog',
     cost: FREE,

@@ -26,7 +26,7 @@ export const sizeOf = (text: string): TextSize => ({
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Lists of objects as tables, recursively (a table's cells may hold tables of their own). */
-export function tabulate(value: Json): Json {
+export function tabulate(value: unknown): Json {
   if (Array.isArray(value)) {
     const items = value.map(tabulate);
     if (!items.length || !items.every(isObject)) return items;
@@ -36,7 +36,7 @@ export function tabulate(value: Json): Json {
     return { columns, rows: items.map((item) => columns.map((c) => (c in item ? (item[c] as Json) : null))) };
   }
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, tabulate(v)]));
-  return value;
+  return value as Json;
 }
 
 /**
@@ -44,7 +44,7 @@ export function tabulate(value: Json): Json {
  * table cut to the rows that fit, and `text_shows_rows: "n of m"` beside it.
  */
 export function renderToolText(result: unknown, budget = TEXT_BUDGET): string {
-  const table = tabulate(result as Json);
+  const table = tabulate(result);
   const text = JSON.stringify(table);
   if (text.length <= budget || !isObject(table) || !isTable(table['data'])) return text;
   const data = table['data'];

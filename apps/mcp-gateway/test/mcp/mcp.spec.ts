@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MeteringMessages } from '@adintel/contracts';
 import { TOOLS } from '@adintel/tool-catalogue';
+import { sizeOf, tabulate } from '../../src/context-budget/tool-text';
 import { TestIssuer } from '../support/test-issuer';
 import { fakeMetering, fakeQuery, TRIAL_TOKENS } from '../support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../support/gateway-harness';
@@ -59,14 +60,15 @@ describe('MCP at /mcp (stateless Streamable HTTP, real SDK client)', () => {
     await client.close();
   });
 
-  it('calls a paid tool: structuredContent, a text copy, and the receipt in _meta', async () => {
+  it('calls a paid tool: structuredContent, the same data as compact text, and the receipt and the text size in _meta', async () => {
     const client = await connect('mcp-caller');
     const result = (await client.callTool({ name: 'search_ads', arguments: { country: 'us', limit: 3 } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const page = result.structuredContent as { data: unknown[] };
     expect(page.data).toHaveLength(3);
-    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(page);
-    expect(result._meta).toMatchObject({ tokens_charged: 3, tokens_remaining: TRIAL_TOKENS - 3 });
+    const text = (result.content[0] as { text: string }).text;
+    expect(JSON.parse(text)).toEqual(tabulate(page));
+    expect(result._meta).toMatchObject({ tokens_charged: 3, tokens_remaining: TRIAL_TOKENS - 3, size: sizeOf(text) });
     const usage = (await client.callTool({ name: 'get_usage', arguments: {} })) as CallToolResult;
     expect(usage.structuredContent).toMatchObject({ used: 3, remaining: TRIAL_TOKENS - 3 });
     expect(usage._meta).toMatchObject({ tokens_charged: 0, tokens_remaining: TRIAL_TOKENS - 3 });
@@ -119,7 +121,7 @@ describe('MCP at /mcp (stateless Streamable HTTP, real SDK client)', () => {
     expect(streamed.result.structuredContent).toEqual(body.result.structuredContent);
   });
 
-  it('answers a plain tools/call itself exactly as the SDK server answers it (SSE is still the SDK)', async () => {
+  it('answers a tools/call the same in JSON and in SSE', async () => {
     const answers = async (body: object, headers: Record<string, string> = {}) => {
       const json = await rpc(body, headers);
       const sse = await rpc(body, { ...headers, accept: 'text/event-stream' });
@@ -141,7 +143,7 @@ describe('MCP at /mcp (stateless Streamable HTTP, real SDK client)', () => {
     const unknown = await answers(call(3, 'drop_tables', {}));
     expect(unknown.direct).toEqual(unknown.sdk);
     expect(unknown.direct).toMatchObject({ id: 3, error: { code: ErrorCode.InvalidParams } });
-    // Paid: two calls (the direct one first), each charged what it returned, with the same receipt either way.
+    // Paid: two calls (the JSON one first), each charged what it returned, with the same receipt either way.
     const paid = await answers(call(4, 'search_ads', { limit: 2 }));
     expect(paid.direct.result.structuredContent).toEqual(paid.sdk.result.structuredContent);
     expect(paid.direct.result._meta).toEqual({ ...paid.sdk.result._meta, tokens_remaining: paid.direct.result._meta.tokens_remaining });

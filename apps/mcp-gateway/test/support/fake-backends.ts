@@ -66,6 +66,8 @@ export function fakeQuery(available = 7): FakeService {
       destination_types: ['website'],
       data_window: { first_seen_date: null, last_seen_date: null },
       coverage: [],
+      data_as_of: null,
+      data_updated_at: null,
       tools: [],
     }))
     .on(QueryMessages.ping, () => ({ service: 'query', at: new Date().toISOString() }));

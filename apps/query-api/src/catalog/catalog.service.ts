@@ -35,6 +35,8 @@ export class CatalogService {
       destination_types: [...DESTINATION_TYPES],
       data_window: { first_seen_date: data.firstSeenDate, last_seen_date: data.lastSeenDate },
       coverage: data.coverage.map((c) => ({ platform: c.platform, country: c.country, ads: c.ads, newest_sighting: c.newestSighting })),
+      data_as_of: data.lastSeenDate,
+      data_updated_at: this.dataWindow.liveUpdatedAt(),
       tools: TOOLS.map((tool) => ({ name: tool.name, cost: describeCost(tool.cost), http: restRoute(tool) })),
     };
   }

@@ -19,6 +19,10 @@ export const Catalog = z.object({
   coverage: z
     .array(z.object({ platform: z.string(), country: z.string(), ads: z.int().min(0), newest_sighting: z.string() }))
     .describe('ads held and the newest sighting per platform and country; a pair absent here holds no ads'),
+  /** The newest sighting (latest last_seen_date, YYYY-MM-DD): "today" for default windows and status. */
+  data_as_of: z.string().nullable(),
+  /** When the newest live sighting applied was published (ISO time of its stream entry); null before the first one. */
+  data_updated_at: z.string().nullable(),
   tools: z.array(z.object({ name: z.string(), cost: z.string(), http: z.string() })),
 });
 export type Catalog = z.infer<typeof Catalog>;
