@@ -8,6 +8,7 @@ import type { AppConfig } from '../../config';
 import { OAUTH_PREFIX } from './oidc-provider.factory';
 import { OIDC_PROVIDER } from './oidc.module';
 import { presentHashedSecret } from './client-secret-hash';
+import { MetadataFetchLimiter, metadataDocumentClientId } from './metadata-fetch-limiter';
 import { checkRegistration } from './registration-policy';
 import { type Admission, RegistrationRateLimiter } from './registration-rate-limiter';
 import { clientIdOf, TokenFailureLimiter } from './token-failure-limiter';
@@ -79,6 +80,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   const limiter = app.get(RegistrationRateLimiter);
   const tokenFailures = app.get(TokenFailureLimiter);
   const metrics = app.get(AppMetrics);
+  const metadataFetches = app.get(MetadataFetchLimiter);
   const logger = new Logger('AuthorizationServer');
   const publicUrl = new URL(config.PUBLIC_BASE_URL);
   provider.use(app.get(RevokedAccessTokens).accessTokenRevocation());
@@ -161,11 +163,18 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   );
   app.use(`${OAUTH_PREFIX}/revoke`, countingSecretFailures('revocation endpoint', (_req, _res, next) => next()));
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
     if (!servedByProvider(req.path)) return next();
     // The provider's own pages (sign-out, errors) are never framed: no clickjacking of "Sign out" or of a consent.
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    if (metadataDocumentClientId(req.query, req.body)) {
+      const limited = await refusedByLimit(res, metrics, () => metadataFetches.admit(req.ip ?? 'unknown'), {
+        tooMany: 'too many requests naming clients by metadata document from this network; try again later',
+        unavailable: 'the authorization server is unavailable right now',
+      });
+      if (limited) return;
+    }
     void providerCallback(req, res);
   });
 }
