@@ -49,7 +49,7 @@ type LimitVerdict = { allowed: true } | { allowed: false; limit: string; retryAf
  * Answers 429 + Retry-After when a limit is reached (and counts it by limit), and 503 when the limit cannot be
  * read (a limit that fails open would be no limit). Returns whether the request was answered.
  */
-export async function refusedByLimit(
+async function refusedByLimit(
   res: Response,
   metrics: AppMetrics,
   check: () => Promise<LimitVerdict>,
@@ -70,9 +70,11 @@ export async function refusedByLimit(
 /**
  * Puts oidc-provider in front of Nest's body parsers (call before `listen`):
  * - every request sees the public origin (PUBLIC_BASE_URL), whatever host and port it reached us on;
- * - POST /oauth2/register: per-IP rate limit, then the metadata allow-list;
- * - POST /oauth2/token: `audience` -> `resource`, unknown scopes refused;
- * - the provider answers its own paths; everything else goes on to Nest.
+ * - POST /oauth2/register: the metadata allow-list, then the limits per network and on trials;
+ * - POST /oauth2/token and /oauth2/revoke: wrong client secrets limited per address, secrets digested;
+ *   at the token endpoint `audience` -> `resource`, unknown scopes refused;
+ * - requests naming a client by metadata document URL: limited per network;
+ * - the provider answers its own paths (unframeable, JWT access tokens revocable); everything else goes on to Nest.
  */
 export function mountAuthorizationServer(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
