@@ -61,6 +61,9 @@ export const appConfigSchema = z.object({
   CIMD_CACHE_MIN_SECONDS: positiveInt(300).describe(
     'shortest time a fetched client_id metadata document is cached, whatever its Cache-Control says (at most 100 documents are kept)',
   ),
+  METADATA_DOCUMENT_REQUESTS_PER_MINUTE: positiveInt(30).describe(
+    'requests naming a client by a metadata document URL (which may make the server fetch it) accepted per client network per minute (then 429 + `Retry-After`)',
+  ),
   CIMD_CACHE_MAX_SECONDS: positiveInt(24 * 3600).describe('longest time a fetched client_id metadata document is cached'),
   CIMD_TEST_LOOPBACK_CA_FILE: z
     .string()

@@ -8,6 +8,7 @@ import type { AppConfig } from '../../config';
 import { OAUTH_PREFIX } from './oidc-provider.factory';
 import { OIDC_PROVIDER } from './oidc.module';
 import { presentHashedSecret } from './client-secret-hash';
+import { MetadataFetchLimiter, metadataDocumentClientId } from './metadata-fetch-limiter';
 import { checkRegistration } from './registration-policy';
 import { type Admission, RegistrationRateLimiter } from './registration-rate-limiter';
 import { clientIdOf, TokenFailureLimiter } from './token-failure-limiter';
@@ -48,7 +49,7 @@ type LimitVerdict = { allowed: true } | { allowed: false; limit: string; retryAf
  * Answers 429 + Retry-After when a limit is reached (and counts it by limit), and 503 when the limit cannot be
  * read (a limit that fails open would be no limit). Returns whether the request was answered.
  */
-export async function refusedByLimit(
+async function refusedByLimit(
   res: Response,
   metrics: AppMetrics,
   check: () => Promise<LimitVerdict>,
@@ -69,9 +70,11 @@ export async function refusedByLimit(
 /**
  * Puts oidc-provider in front of Nest's body parsers (call before `listen`):
  * - every request sees the public origin (PUBLIC_BASE_URL), whatever host and port it reached us on;
- * - POST /oauth2/register: per-IP rate limit, then the metadata allow-list;
- * - POST /oauth2/token: `audience` -> `resource`, unknown scopes refused;
- * - the provider answers its own paths; everything else goes on to Nest.
+ * - POST /oauth2/register: the metadata allow-list, then the limits per network and on trials;
+ * - POST /oauth2/token and /oauth2/revoke: wrong client secrets limited per address, secrets digested;
+ *   at the token endpoint `audience` -> `resource`, unknown scopes refused;
+ * - requests naming a client by metadata document URL: limited per network;
+ * - the provider answers its own paths (unframeable, JWT access tokens revocable); everything else goes on to Nest.
  */
 export function mountAuthorizationServer(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
@@ -79,6 +82,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   const limiter = app.get(RegistrationRateLimiter);
   const tokenFailures = app.get(TokenFailureLimiter);
   const metrics = app.get(AppMetrics);
+  const metadataFetches = app.get(MetadataFetchLimiter);
   const logger = new Logger('AuthorizationServer');
   const publicUrl = new URL(config.PUBLIC_BASE_URL);
   provider.use(app.get(RevokedAccessTokens).accessTokenRevocation());
@@ -161,11 +165,18 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   );
   app.use(`${OAUTH_PREFIX}/revoke`, countingSecretFailures('revocation endpoint', (_req, _res, next) => next()));
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
     if (!servedByProvider(req.path)) return next();
     // The provider's own pages (sign-out, errors) are never framed: no clickjacking of "Sign out" or of a consent.
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    if (metadataDocumentClientId(req.query, req.body)) {
+      const limited = await refusedByLimit(res, metrics, () => metadataFetches.admit(req.ip ?? 'unknown'), {
+        tooMany: 'too many requests naming clients by metadata document from this network; try again later',
+        unavailable: 'the authorization server is unavailable right now',
+      });
+      if (limited) return;
+    }
     void providerCallback(req, res);
   });
 }

@@ -11,6 +11,7 @@ import { OwnersService } from '../owners/owners.service';
 import { ClientLifetime } from './client-lifetime';
 import { createOidcProvider } from './oidc-provider.factory';
 import { InjectOidcProvider, KEY_MATERIAL, OIDC_PROVIDER } from './oidc.tokens';
+import { MetadataFetchLimiter } from './metadata-fetch-limiter';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
 import { RevocationList } from './revocation-list';
 import { RevokedAccessTokens } from './revoked-access-tokens';
@@ -49,7 +50,8 @@ class AgentRegistrationListener implements OnModuleInit {
     ClientLifetime,
     RevocationList,
     RevokedAccessTokens,
+    MetadataFetchLimiter,
   ],
-  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter, ClientLifetime, RevocationList, RevokedAccessTokens],
+  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter, ClientLifetime, RevocationList, RevokedAccessTokens, MetadataFetchLimiter],
 })
 export class OidcModule {}
