@@ -14,24 +14,25 @@ const app = startView<AdsPage>('ad-gallery', {
   },
 });
 
-function card(ad: Ad): HTMLElement {
+/** A card shows what the row has: with `fields`, search_ads rows carry only the fields asked for (and the id). */
+function card(ad: Pick<Ad, 'id'> & Partial<Ad>): HTMLElement {
   return el(
     'article',
     { class: 'card', 'data-ad-id': ad.id },
     el('div', { class: 'top' }, el('span', { class: `badge status-${ad.status_today}` }, ad.status_today), el('span', { class: 'badge' }, ad.platform_name)),
     el('h3', {}, ad.title || '(no title)'),
-    el('p', { class: 'body' }, ad.body),
+    el('p', { class: 'body' }, ad.body ?? ''),
     el(
       'dl',
       {},
       el('dt', {}, 'Landing'),
       el('dd', { class: 'domain' }, ad.landing_domain),
       el('dt', {}, 'Countries'),
-      el('dd', { class: 'countries' }, ad.countries.join(', ') || '—'),
+      el('dd', { class: 'countries' }, ad.countries?.join(', ') || '—'),
       el('dt', {}, 'Seen'),
-      el('dd', { class: 'seen' }, `${ad.first_seen_date} → ${ad.last_seen_date}`),
+      el('dd', { class: 'seen' }, `${ad.first_seen_date ?? '?'} → ${ad.last_seen_date ?? '?'}`),
     ),
-    linkButton(app, `Open ${ad.landing_domain}`, ad.landing_url),
+    ad.landing_url ? linkButton(app, `Open ${ad.landing_domain ?? ad.landing_url}`, ad.landing_url) : null,
   );
 }
 
