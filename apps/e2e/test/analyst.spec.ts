@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { TOOLS } from '@adintel/tool-catalogue';
 import { newAgentToken } from './agent';
 import { startStack, type Stack } from './stack';
 
@@ -127,6 +128,10 @@ describe('analyst questions through the MCP client', () => {
       const rest = await fetch(`${stack.baseUrl}/api/v1/ads?fields=title,clicks`, { headers: { authorization: `Bearer ${token}` } });
       expect(rest.status).toBe(400);
       expect(await rest.json()).toMatchObject({ errors: [{ field: 'fields.1', allowed: expect.arrayContaining(['id', 'title']) }] });
+      // get_catalog lists the same names, from the same catalogue.
+      const catalog = (await client.callTool({ name: 'get_catalog', arguments: {} })) as CallToolResult;
+      const tools = (catalog.structuredContent as { tools: { name: string; fields?: string[] }[] }).tools;
+      for (const tool of TOOLS) expect([tool.name, tools.find((t) => t.name === tool.name)?.fields]).toEqual([tool.name, tool.selection?.fields]);
     });
   });
 

@@ -37,7 +37,12 @@ export class CatalogService {
       coverage: data.coverage.map((c) => ({ platform: c.platform, country: c.country, ads: c.ads, newest_sighting: c.newestSighting })),
       data_as_of: data.lastSeenDate,
       data_updated_at: this.dataWindow.liveUpdatedAt(),
-      tools: TOOLS.map((tool) => ({ name: tool.name, cost: describeCost(tool.cost), http: restRoute(tool) })),
+      tools: TOOLS.map((tool) => ({
+        name: tool.name,
+        cost: describeCost(tool.cost),
+        http: restRoute(tool),
+        ...(tool.selection && { fields: [...tool.selection.fields] }),
+      })),
     };
   }
 }

@@ -23,6 +23,13 @@ export const Catalog = z.object({
   data_as_of: z.string().nullable(),
   /** When the newest live sighting applied was published (ISO time of its stream entry); null before the first one. */
   data_updated_at: z.string().nullable(),
-  tools: z.array(z.object({ name: z.string(), cost: z.string(), http: z.string() })),
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      cost: z.string(),
+      http: z.string(),
+      fields: z.array(z.string()).optional().describe('list tools: the row fields `fields` may name'),
+    }),
+  ),
 });
 export type Catalog = z.infer<typeof Catalog>;
