@@ -13,7 +13,8 @@ export const SERVER_INSTRUCTIONS =
   'and what each tool costs. count_ads (free) sizes a query before search_ads charges 1 token per ad returned; ' +
   'get_usage (free, any frequency) shows your balance. Lists page with `cursor` = pagination.next_cursor. ' +
   'get_ads_breakdown with field=overview shows a market in one call; list tools take `fields` to return only the ' +
-  'columns you need. A failed or empty call costs nothing.';
+  'columns you need. A result\'s text holds the same data as structuredContent with every list written as a table ' +
+  '({"columns":[...],"rows":[[...]]}). A failed or empty call costs nothing.';
 
 /** tools/list, straight from the catalogue: computed once, identical for every caller. */
 export const MCP_TOOLS: Tool[] = TOOLS.map((tool) => ({
