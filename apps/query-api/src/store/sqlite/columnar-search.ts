@@ -1,5 +1,4 @@
-import type { AdSort, SortOrder } from '@adintel/contracts';
-import { DESTINATION_TYPES } from '@adintel/contracts';
+import { DESTINATION_TYPES, type AdSort, type SortOrder } from '@adintel/contracts';
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber, reverseHost } from '../text';
 import type { AdColumns } from './ad-columns';
