@@ -4,13 +4,16 @@
  *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '@adintel/config';
 import { appConfigSchema } from './config';
 import { DEFAULT_SEED, writeDemoNdjson } from './ingest/demo-generator';
 import { formatSummary, ingestFile } from './ingest/ingest';
 import { createAdStoreWriter } from './store/store-factory';
+import { MediaIngest } from './media/media-ingest';
+import { MediaLibrary } from './media/media-library';
+import { createMediaStore } from './media/media-store-factory';
 
 const out = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -39,6 +42,8 @@ async function main(): Promise<number> {
 
   const config = loadConfigOrExit(appConfigSchema, 'query-api');
   const writer = createAdStoreWriter(config);
+  const mediaStore = createMediaStore(config);
+  const library = new MediaLibrary(mediaStore);
   try {
     if (command === 'seed') {
       const existing = await writer.size();
@@ -51,7 +56,8 @@ async function main(): Promise<number> {
       await writeDemoNdjson(file, count, seed);
       out(`generated ${count} demo ads in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${file}`);
       await writer.clear();
-      const summary = await ingestFile(file, writer, { progress: process.stderr.isTTY });
+      // Demo pictures are rendered once per creative (the ads of a creative share its URLs), not per ad.
+      const summary = await ingestFile(file, writer, { progress: process.stderr.isTTY, media: new MediaIngest(library, null) });
       out(formatSummary(summary));
       return summary.written > 0 ? 0 : 1;
     }
@@ -59,13 +65,15 @@ async function main(): Promise<number> {
       const file = values.file ?? fileArg;
       if (!file) throw new Error('ingest needs a file: ingest <file.ndjson>');
       if (values.force) await writer.clear();
-      const summary = await ingestFile(file, writer, { progress: true });
+      // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
+      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file)) });
       out(formatSummary(summary));
       return summary.rejected > 0 && summary.written === 0 ? 1 : 0;
     }
     throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest or generate`);
   } finally {
     await writer.close();
+    await mediaStore.close();
   }
 }
 

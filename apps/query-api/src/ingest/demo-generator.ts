@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { CONTRACT_CATEGORY_SLUGS, type CreativeFormat, type Platform } from '@adintel/contracts';
 import { addDays } from '../store/text';
+import { demoCallToAction, demoMediaUrl, RECUT_KINDS, type DemoCreativeSpec } from '../media/demo-creative';
 import type { AdLine } from './ad-line';
 
 /**
@@ -87,9 +88,23 @@ interface AdvertiserSeed {
   domains: string[];
   categories: string[];
   home: number;
-  creatives: { id: string; format: CreativeFormat; title: string }[];
+  creatives: DemoCreativeSeed[];
   app: AdLine['app'];
 }
+
+/** A demo creative, and what its pictures show (the family's design, the recut's change). */
+interface DemoCreativeSeed {
+  id: string;
+  format: CreativeFormat;
+  title: string;
+  /** The picture of its first card; cards 1.. follow the same design (demoMediaUrl). */
+  picture: Omit<DemoCreativeSpec, 'card'>;
+  /** Pictures per ad: a carousel's cards, one for an image or a video's poster frame, none for text. */
+  cards: number;
+}
+
+/** Share of new visual creatives that are a recut of one of their advertiser's earlier ones (look-alike families). */
+const RECUT_SHARE = 0.3;
 
 function capitalise(s: string) {
   return s.charAt(0).toUpperCase() + s.slice(1);
@@ -98,6 +113,8 @@ function capitalise(s: string) {
 /** Yields `count` demo ad lines. */
 export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<AdLine> {
   const random = prng(seed);
+  // Pictures and families draw from their own sequence, so the ads themselves are what they were before pictures.
+  const pictureRandom = prng(seed ^ 0x9e3779b9);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const word = () => pick(SYLLABLES) + pick(SYLLABLES);
 
@@ -169,7 +186,7 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
     const topic = CATEGORY_WORDS[categories[0] ?? ''] ?? GENERIC_WORDS;
     if (!creative) {
       const title = `${capitalise(pick(GENERIC_WORDS))} ${pick(topic)} ${pick(GENERIC_WORDS)} ${pick(topic)}`;
-      creative = { id: `cr_${(i + 1).toString().padStart(8, '0')}`, format: pick(FORMATS), title };
+      creative = newCreative(adv, `cr_${(i + 1).toString().padStart(8, '0')}`, pick(FORMATS), title, categories[0] ?? 'ecommerce_and_retail', pictureRandom);
       adv.creatives.push(creative);
     }
 
@@ -182,7 +199,9 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
     const activityDays = Math.max(1, Math.round((days + 1) * (0.5 + random() * 0.5)));
     const host = [pick(SUBDOMAINS), pick(adv.domains)].filter(Boolean).join('.');
     const app = adv.app && random() < 0.7 ? adv.app : null;
-    const mediaCount = creative.format === 'carousel' ? 2 + Math.floor(random() * 4) : creative.format === 'text' ? 0 : 1;
+    // Drawn to keep the sequence of the ads as it was; a creative's pictures are its own (cards).
+    if (creative.format === 'carousel') random();
+    const mediaCount = creative.cards;
     const impressions = Math.floor(Math.exp(6 + random() * 8) * (1 + days / 10));
 
     yield {
@@ -203,16 +222,35 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
       creative: { id: creative.id, format: creative.format, title: creative.title },
       media: Array.from({ length: mediaCount }, (_, m) => ({
         type: creative.format === 'video' ? ('video' as const) : ('image' as const),
-        url: `https://cdn.example-media.net/${creative.id}/${m}.${creative.format === 'video' ? 'mp4' : 'jpg'}`,
+        url: demoMediaUrl({ ...creative.picture, card: m }),
         width: 1080,
         height: creative.format === 'video' ? 1920 : 1080,
-        duration_seconds: creative.format === 'video' ? 15 + (i % 30) : null,
+        duration_seconds: creative.format === 'video' ? 15 + (Number(creative.id.slice(3)) % 30) : null,
       })),
       app,
       impressions,
       popularity: Math.round(Math.log10(impressions + 1) * 100 * (0.5 + random())) / 100,
     };
   }
+}
+
+const isVideo = (format: CreativeFormat) => format === 'video';
+
+/**
+ * A new demo creative: with RECUT_SHARE a recut (crop, colour or wording) of an earlier visual creative of the same
+ * advertiser and shape, keeping that family's design; otherwise the first of a family of its own.
+ */
+function newCreative(adv: AdvertiserSeed, id: string, format: CreativeFormat, title: string, category: string, random: () => number): DemoCreativeSeed {
+  const cards = format === 'carousel' ? 2 + Math.floor(random() * 4) : format === 'text' ? 0 : 1;
+  const shape = isVideo(format) ? ('portrait' as const) : ('square' as const);
+  const relatives = adv.creatives.filter((c) => c.cards > 0 && cards > 0 && isVideo(c.format) === isVideo(format) && !c.picture.recut);
+  const family = relatives.length && random() < RECUT_SHARE ? relatives[Math.floor(random() * relatives.length)] : undefined;
+  if (family) {
+    const recut = RECUT_KINDS[Math.floor(random() * RECUT_KINDS.length)] ?? 'crop';
+    const picture = { ...family.picture, recut, headline: recut === 'wording' ? title : family.picture.headline };
+    return { id, format, title, picture, cards };
+  }
+  return { id, format, title, cards, picture: { root: id, recut: null, brand: adv.name, headline: title, cta: demoCallToAction(category, id), category, shape } };
 }
 
 /** Writes the demo lines as NDJSON. */

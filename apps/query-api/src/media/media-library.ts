@@ -1,5 +1,7 @@
+import sharp from 'sharp';
+import type { RawImage } from './demo-creative';
 import { isMp4, probeImage, thumbnailOf } from './media-probe';
-import type { MediaStore } from './media-store.port';
+import type { MediaMime, MediaStore } from './media-store.port';
 import { perceptualHash } from './perceptual-hash';
 import type { StoredMedia } from './stored-media';
 
@@ -21,10 +23,21 @@ export class MediaLibrary {
     if (bytes.length > MAX_IMAGE_BYTES) return { refused: `image larger than ${MAX_IMAGE_BYTES} bytes` };
     const probed = await probeImage(bytes);
     if ('refused' in probed) return probed;
+    return this.add(bytes, probed.mime, probed.pixels);
+  }
+
+  /** Pixels made here (the demo pictures): encoded as WebP and stored, with no decoding of what was just encoded. */
+  async addPixels(raw: RawImage): Promise<AddOutcome> {
+    const pixels = sharp(raw.data, { raw });
+    return this.add(await pixels.clone().webp({ quality: 80, effort: 0 }).toBuffer(), 'image/webp', pixels);
+  }
+
+  private async add(bytes: Buffer, mime: MediaMime, pixels: sharp.Sharp): Promise<AddOutcome> {
+    const { width = 0, height = 0 } = await pixels.metadata();
     const [file, thumbnail, phash] = await Promise.all([
-      this.store.put(bytes, probed.mime),
-      thumbnailOf(bytes).then((thumb) => this.store.put(thumb, 'image/webp')),
-      perceptualHash(bytes),
+      this.store.put(bytes, mime),
+      thumbnailOf(pixels.clone()).then((thumb) => this.store.put(thumb, 'image/webp')),
+      perceptualHash(pixels.clone()),
     ]);
     return {
       media: {
@@ -32,8 +45,8 @@ export class MediaLibrary {
         key: file.key,
         mime: file.mime,
         bytes: file.bytes,
-        width: probed.width,
-        height: probed.height,
+        width,
+        height,
         duration_seconds: null,
         thumbnail_key: thumbnail.key,
         poster_key: null,

@@ -14,8 +14,11 @@ const IMAGE_FORMATS: Record<string, MediaMime> = { png: 'image/png', jpeg: 'imag
 export const MAX_IMAGE_SIDE = 8_192;
 const MAX_INPUT_PIXELS = MAX_IMAGE_SIDE * MAX_IMAGE_SIDE;
 
-/** Decodes the header of an image: its type from the bytes (never from a name or a claim), or why it is refused. */
-export async function probeImage(bytes: Buffer): Promise<ProbedImage | { refused: string }> {
+/**
+ * Decodes an image: its type from the bytes (never from a name or a claim) and its pixels, or why it is refused.
+ * The pixels (decoded once) feed the thumbnail and the hash.
+ */
+export async function probeImage(bytes: Buffer): Promise<(ProbedImage & { pixels: sharp.Sharp }) | { refused: string }> {
   let meta: sharp.Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
@@ -28,11 +31,11 @@ export async function probeImage(bytes: Buffer): Promise<ProbedImage | { refused
   if (meta.width > MAX_IMAGE_SIDE || meta.height > MAX_IMAGE_SIDE) return { refused: `image larger than ${MAX_IMAGE_SIDE} px on a side` };
   // Decode the whole image once: a truncated or corrupt body fails here, not when it is served.
   try {
-    await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).raw().toBuffer();
+    const { data, info } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).raw().toBuffer({ resolveWithObject: true });
+    return { mime, width: meta.width, height: meta.height, pixels: sharp(data, { raw: info }) };
   } catch {
     return { refused: 'image does not decode' };
   }
-  return { mime, width: meta.width, height: meta.height };
 }
 
 /** An MP4 (ISO base media) file starts with an `ftyp` box; nothing else is taken as a video. */
@@ -41,11 +44,8 @@ export function isMp4(bytes: Buffer): boolean {
 }
 
 /** Thumbnail: the image fitted inside a square of this many pixels, as WebP. */
-export const THUMBNAIL_SIZE = 320;
+export const THUMBNAIL_SIZE = 256;
 
-export async function thumbnailOf(image: Buffer): Promise<Buffer> {
-  return sharp(image, { limitInputPixels: MAX_INPUT_PIXELS })
-    .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
-    .webp({ quality: 72 })
-    .toBuffer();
+export async function thumbnailOf(image: sharp.Sharp): Promise<Buffer> {
+  return image.resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 72, effort: 0 }).toBuffer();
 }

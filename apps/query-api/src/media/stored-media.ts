@@ -28,5 +28,7 @@ export interface RecordMedia {
   width: number;
   height: number;
   duration_seconds: number | null;
+  /** A video's poster frame, as a bundle path (ingest only). */
+  poster?: string;
   stored?: StoredMedia;
 }

@@ -10,6 +10,7 @@ import {
   pagedByIdArgs,
   pagedNameSearchArgs,
   searchAdsArgs,
+  similarNameSearchArgs,
   trendsArgs,
 } from '../tool-args';
 import { AdDetail, AdsBreakdown, AdsCount, AdsPage } from '../resources/ad';
@@ -32,10 +33,18 @@ export const QueryMessages = {
   searchAdvertisers: defineMessage('query.advertisers.search', nameSearchArgs(), AdvertiserMatches),
   getAdvertiser: defineMessage('query.advertisers.get', byId(), Advertiser),
   advertiserActivity: defineMessage('query.advertisers.activity', advertiserActivityArgs(), AdvertiserActivity),
-  searchWebmasters: defineMessage('query.webmasters.search', pagedNameSearchArgs(), WebmasterList),
+  searchWebmasters: defineMessage(
+    'query.webmasters.search',
+    similarNameSearchArgs('a webmaster id: operators with similar country, category and landing-domain profiles, by similarity'),
+    WebmasterList,
+  ),
   getWebmaster: defineMessage('query.webmasters.get', byId(), Webmaster),
   webmasterAdvertisers: defineMessage('query.webmasters.advertisers', pagedByIdArgs(), AdvertiserList),
-  searchCreatives: defineMessage('query.creatives.search', pagedNameSearchArgs(), CreativeList),
+  searchCreatives: defineMessage(
+    'query.creatives.search',
+    similarNameSearchArgs('a creative id: visual near-duplicates of it (perceptual hash), by similarity'),
+    CreativeList,
+  ),
   getCreative: defineMessage('query.creatives.get', byId(), Creative),
   searchDomains: defineMessage('query.domains.search', pagedNameSearchArgs(), DomainList),
   getDomain: defineMessage('query.domains.get', domainArgs(), Domain),
