@@ -3,6 +3,8 @@ import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../config';
 import { StoreModule } from '../store/store.module';
 import { LookalikeIndex } from './lookalike-index.service';
+import { MediaController } from './media.controller';
+import { MediaService } from './media.service';
 import { createMediaStore } from './media-store-factory';
 import { MEDIA_STORE, type MediaStore } from './media-store.port';
 
@@ -13,10 +15,15 @@ class MediaStoreShutdown implements OnApplicationShutdown {
   }
 }
 
-/** The configured media store (MEDIA_STORE, media-store-factory.ts) and the look-alike index of the creatives. */
+/**
+ * The configured media store (MEDIA_STORE, media-store-factory.ts), the files read for the gateway's media route
+ * (`QueryMessages.getMedia`), and the look-alike index of the creatives.
+ */
 @Module({
   imports: [StoreModule],
+  controllers: [MediaController],
   providers: [
+    MediaService,
     { provide: MEDIA_STORE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createMediaStore(config) },
     MediaStoreShutdown,
     LookalikeIndex,

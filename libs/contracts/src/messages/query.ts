@@ -21,6 +21,7 @@ import { Domain, DomainList } from '../resources/domain';
 import { App, AppList } from '../resources/app';
 import { Trends } from '../resources/trend';
 import { Catalog } from '../resources/catalog';
+import { MediaFile, mediaFileArgs } from '../resources/media';
 import { defineMessage, Pong } from './define';
 
 /** Messages query-api serves: one per data tool, plus a ping. A pattern is written here and nowhere else. */
@@ -51,5 +52,7 @@ export const QueryMessages = {
   searchApps: defineMessage('query.apps.search', pagedNameSearchArgs(), AppList),
   getApp: defineMessage('query.apps.get', byId(), App),
   catalog: defineMessage('query.catalog', noArgs(), Catalog),
+  /** Not a tool: the gateway's media route (GET /api/v1/creo/{id}/media/{n}) reads files through it. */
+  getMedia: defineMessage('query.media.get', mediaFileArgs(), MediaFile),
   ping: defineMessage('query.ping', z.object({}), Pong),
 } as const;
