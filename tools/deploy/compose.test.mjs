@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { APP_PORTS } from '../dev-stack/routes.mjs';
 import { loadCompose } from './compose.mjs';
@@ -62,11 +63,30 @@ test('the four apps run from the one image as node on a read-only root, on Elast
     assert.equal(service.environment.PORT, String(APP_PORTS[app]));
     assert.equal(service.environment.NODE_ENV, 'production');
     assert.equal(service.environment.HOST, '0.0.0.0');
-    assert.equal(service.environment.TRUSTED_PROXIES, compose.networks.adintel.ipam.config[0].subnet);
+    // One trusted hop: the edge's own fixed address, not the network (whose gateway carries published-port traffic).
+    assert.equal(service.environment.TRUSTED_PROXIES, compose.services.edge.networks.adintel.ipv4_address);
     assert.match(service.environment.NODE_OPTIONS, /--max-old-space-size=\d+/);
     assert.ok(service.healthcheck.test.join(' ').includes('/readyz'), `${app} health check on /readyz`);
     assert.equal(service.ports, undefined, `${app} publishes no port: only the edge is public`);
   }
   assert.equal(compose.services['query-api'].environment.STORE_ENGINE, 'elasticsearch');
   assert.equal(compose.services['query-api'].environment.ES_URL, 'http://elasticsearch:9200');
+});
+
+test('Redis: one ACL user per app with the rules of docker/redis-users.json, the default user off, each app connects as itself', () => {
+  const table = JSON.parse(readFileSync(new URL('../../docker/redis-users.json', import.meta.url), 'utf8'));
+  const script = compose.services.redis.command.at(-1);
+  assert.match(script, /--user default off/);
+  const users = Object.fromEntries(
+    script
+      .split('--user ')
+      .slice(1)
+      .map((segment) => segment.trim().split(/\s+/))
+      .map(([name, ...rules]) => [name, rules.filter((rule) => !rule.startsWith('">')).map((rule) => rule.replace(/^"|"$/g, ''))]),
+  );
+  for (const app of APPS) {
+    assert.deepEqual(users[app], ['on', ...table.users[app], ...table.shared, ...table.commands], `${app}'s ACL rules`);
+    assert.match(compose.services[app].environment.REDIS_URL, new RegExp(`^redis://${app}:\\$\\{\\w+_REDIS_PASSWORD\\}@redis:6379$`), `${app} connects as ${app}`);
+    assert.equal(compose.services[app].environment.TRANSPORT_URL, undefined, `${app}: the transport rides on REDIS_URL`);
+  }
 });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { APP_PORTS } from '../dev-stack/routes.mjs';
 import { byKind, kubectlMissing, named, OVERLAYS, podTemplates, render, validate } from './manifests.mjs';
 
@@ -87,6 +88,14 @@ for (const overlay of OVERLAYS) {
     assert.deepEqual(sources('metering'), [prometheus]);
   });
 
+  test(`${overlay}: each app connects to Redis as its own user, its password from a Secret`, { skip }, () => {
+    for (const app of APPS) {
+      const env = envOf(named(rendered[overlay], 'Deployment', app).spec.template.spec.containers[0]);
+      assert.deepEqual(env.REDIS_PASSWORD, { secretKeyRef: { name: 'adintel-redis-users', key: app } }, `${app}: its password`);
+      assert.equal(env.REDIS_URL, `$(REDIS_SCHEME)://${app}:$(REDIS_PASSWORD)@$(REDIS_ADDRESS)`, `${app}: its user`);
+    }
+  });
+
   test(`${overlay}: the config comes from a ConfigMap and secrets only from referenced Secrets`, { skip }, () => {
     const objects = rendered[overlay];
     assert.deepEqual(byKind(objects, 'Secret'), [], 'no Secret is committed');
@@ -126,7 +135,7 @@ test('local: one replica each, SQLite on a volume seeded on first start, Redis i
   assert.equal(query.volumes.find((v) => v.name === 'data').persistentVolumeClaim.claimName, 'query-data');
   assert.deepEqual(query.initContainers[0].args.slice(0, 2), ['apps/query-api/cli.js', 'seed']);
   const redis = named(objects, 'Deployment', 'redis').spec.template.spec.containers[0];
-  assert.deepEqual(redis.args.slice(1, 5), ['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']);
+  assert.match(redis.command.at(-1), /^exec redis-server --appendonly yes --maxmemory-policy noeviction /);
   assert.equal(byKind(objects, 'HorizontalPodAutoscaler').length, 0);
 });
 
@@ -141,9 +150,9 @@ test('production: replicas, HPA, PDBs, spread, Elasticsearch, Secrets, bootstrap
     const spread = deployment.spec.template.spec.topologySpreadConstraints ?? [];
     assert.deepEqual(spread.map((c) => c.topologyKey).sort(), ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'], `${app}: spread`);
     const env = envOf(deployment.spec.template.spec.containers[0]);
-    assert.deepEqual(env.REDIS_URL, { secretKeyRef: { name: 'adintel-backends', key: 'redis-url' } }, `${app}: REDIS_URL from a Secret`);
-    assert.deepEqual(env.TRANSPORT_URL, env.REDIS_URL, `${app}: TRANSPORT_URL`);
+    assert.equal(env.TRANSPORT_URL, undefined, `${app}: the transport rides on REDIS_URL`);
   }
+  assert.equal(byKind(objects, 'ConfigMap')[0].data.REDIS_SCHEME, 'rediss', 'TLS to Redis');
   const hpas = byKind(objects, 'HorizontalPodAutoscaler');
   assert.deepEqual(hpas.map((h) => h.spec.scaleTargetRef.name).sort(), ['mcp-gateway', 'query-api']);
   for (const hpa of hpas) {
@@ -167,5 +176,16 @@ test('production: replicas, HPA, PDBs, spread, Elasticsearch, Secrets, bootstrap
   for (const app of APPS) {
     const service = named(objects, 'Service', app);
     assert.ok(Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => service.metadata.labels[k] === v), `${app} is scraped`);
+  }
+});
+
+test('local: the in-cluster Redis creates the users of docker/redis-users.json and turns the default user off', { skip }, () => {
+  const table = JSON.parse(readFileSync(new URL('../../docker/redis-users.json', import.meta.url), 'utf8'));
+  const script = named(rendered.local, 'Deployment', 'redis').spec.template.spec.containers[0].command.at(-1);
+  assert.match(script, /--user default off/);
+  for (const app of APPS) {
+    const segment = script.split('--user ').find((part) => part.startsWith(`${app} `)) ?? '';
+    const rules = segment.trim().split(/\s+/).slice(1).filter((rule) => !rule.startsWith('">')).map((rule) => rule.replace(/^"|"$/g, ''));
+    assert.deepEqual(rules, ['on', ...table.users[app], ...table.shared, ...table.commands], `${app}'s ACL rules`);
   }
 });

@@ -14,7 +14,9 @@ export function createFrontDoor(upstreams) {
     for (const name of HOP_BY_HOP) delete headers[name];
     headers['x-forwarded-host'] = req.headers.host ?? '';
     headers['x-forwarded-proto'] = 'http';
-    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
+    // One trusted hop: the caller's own X-Forwarded-For is dropped, never passed on, so the apps (which trust only
+    // this proxy's address, TRUSTED_PROXIES) see the address that connected here and nothing a caller wrote.
+    headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
     const upstream = request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
       (upstreamRes) => {
@@ -36,6 +38,14 @@ export function createFrontDoor(upstreams) {
     });
     req.pipe(upstream);
   });
+}
+
+/**
+ * The front door listening on `port`: on loopback unless `host` names another address (`npm start` takes
+ * PUBLIC_HOST; the compose edge, which only containers reach, 0.0.0.0).
+ */
+export function listenFrontDoor(upstreams, port, host = '127.0.0.1') {
+  return createFrontDoor(upstreams).listen(port, host);
 }
 
 function problem(res, status, title, detail, headers = {}, extensions = {}) {

@@ -18,6 +18,7 @@ export const ROUTES = [
   { prefix: '/mcp', app: 'mcp-gateway' },
   { prefix: '/api/v1', app: 'mcp-gateway' },
   { prefix: '/.well-known/oauth-protected-resource', app: 'mcp-gateway' },
+  { prefix: '/llms.txt', app: 'mcp-gateway' },
 ];
 
 /** The app that serves `path`, or undefined. A prefix matches whole segments: `/account` is not `/accounts`. */

@@ -15,6 +15,7 @@ test('routes each public path to the app the ingress sends it to', () => {
   assert.equal(appFor('/api/v1/ads'), 'mcp-gateway');
   assert.equal(appFor('/.well-known/oauth-protected-resource'), 'mcp-gateway');
   assert.equal(appFor('/.well-known/oauth-protected-resource/mcp'), 'mcp-gateway');
+  assert.equal(appFor('/llms.txt'), 'mcp-gateway');
 });
 
 test('matches whole path segments only', () => {
@@ -30,7 +31,7 @@ test('proxies requests and bodies, adds forwarding headers, and answers 503 for 
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       res.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'yes' });
-      res.end(JSON.stringify({ method: req.method, url: req.url, body, host: req.headers['x-forwarded-host'] }));
+      res.end(JSON.stringify({ method: req.method, url: req.url, body, host: req.headers['x-forwarded-host'], for: req.headers['x-forwarded-for'] }));
     });
   });
   upstream.listen(0, '127.0.0.1');
@@ -43,10 +44,11 @@ test('proxies requests and bodies, adds forwarding headers, and answers 503 for 
   await once(door, 'listening');
   const base = `http://127.0.0.1:${door.address().port}`;
   try {
-    const res = await fetch(`${base}/mcp?x=1`, { method: 'POST', body: '{"a":1}' });
+    // The caller's X-Forwarded-For is replaced by the address that connected, never passed on (one trusted hop).
+    const res = await fetch(`${base}/mcp?x=1`, { method: 'POST', body: '{"a":1}', headers: { 'x-forwarded-for': '203.0.113.7' } });
     assert.equal(res.status, 201);
     assert.equal(res.headers.get('x-upstream'), 'yes');
-    assert.deepEqual(await res.json(), { method: 'POST', url: '/mcp?x=1', body: '{"a":1}', host: new URL(base).host });
+    assert.deepEqual(await res.json(), { method: 'POST', url: '/mcp?x=1', body: '{"a":1}', host: new URL(base).host, for: '127.0.0.1' });
 
     const dead = await fetch(`${base}/oauth2/token`, { method: 'POST' });
     assert.equal(dead.status, 503);

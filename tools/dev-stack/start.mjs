@@ -7,16 +7,15 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
-import { createFrontDoor } from './front-door.mjs';
 import { createConsole } from './console.mjs';
+import { createDemoOwner, demoOwnerLine } from './demo-owner.mjs';
+import { listenFrontDoor } from './front-door.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const nx = join(root, 'node_modules/.bin/nx');
 const publicPort = Number(process.env.PUBLIC_PORT ?? 3000);
 const baseUrl = (process.env.PUBLIC_BASE_URL ?? `http://localhost:${publicPort}`).replace(/\/+$/, '');
 const APPS = Object.keys(APP_PORTS);
-// A local-only owner account so the /account page can be tried at once (npm start is never a production path).
-const DEMO_OWNER = { email: 'demo@example.com', password: 'demo-owner-password' };
 
 const terminal = createConsole({ root });
 const step = (title, cmd, args) => terminal.step(title, cmd, args, { cwd: root });
@@ -24,14 +23,8 @@ const step = (title, cmd, args) => terminal.step(title, cmd, args, { cwd: root }
 step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
 step('Building the four apps', nx, ['run-many', '-t', 'build', '-p', APPS.join(','), '--outputStyle=stream']);
 step('Seeding demo data (first run only)', nx, ['run', 'query-api:seed', '--outputStyle=stream']);
-step('Creating the demo owner', nx, [
-  'run',
-  'auth-server:create-owner',
-  `--email=${DEMO_OWNER.email}`,
-  `--password=${DEMO_OWNER.password}`,
-  '--plan=pro',
-  '--outputStyle=stream',
-]);
+console.log('\n▶ Creating the demo owner (first run only)');
+const demoPassword = createDemoOwner({ root, nx });
 
 const children = new Map();
 let stopping = false;
@@ -72,7 +65,8 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 const upstreams = Object.fromEntries(APPS.map((app) => [app, `http://127.0.0.1:${APP_PORTS[app]}`]));
-frontDoor = createFrontDoor(upstreams).listen(publicPort, () => void announceWhenReady());
+// Loopback unless PUBLIC_HOST says otherwise: the demo stack (its demo owner included) is for this machine.
+frontDoor = listenFrontDoor(upstreams, publicPort, process.env.PUBLIC_HOST).once('listening', () => void announceWhenReady());
 frontDoor.on('error', (error) => {
   console.error(`✖ the front door cannot listen on ${publicPort}: ${error.message} (set PUBLIC_PORT)`);
   stopAll(1);
@@ -114,7 +108,7 @@ function printTour() {
   curl -s ${baseUrl}/oauth2/register -H 'Content-Type: application/json' -d '${register}'
   curl -s -u "$CLIENT_ID:$CLIENT_SECRET" ${baseUrl}/oauth2/token -d grant_type=client_credentials -d scope=mcp:read -d audience=${baseUrl}/mcp
   curl -s -H "Authorization: Bearer $ACCESS_TOKEN" '${baseUrl}/api/v1/ads?country=US&limit=5'
-Owners sign in at ${baseUrl}/account as ${DEMO_OWNER.email} / ${DEMO_OWNER.password} to attach agents and see usage.
+${demoOwnerLine(baseUrl, demoPassword)}
 Ctrl-C stops everything.
 `);
 }

@@ -25,20 +25,44 @@ export const appConfigSchema = z.object({
     .string()
     .optional()
     .describe('comma-separated secrets (>= 32 chars each) signing cookies and form tokens; the first signs, all verify'),
-  REGISTRATION_LIMIT_PER_HOUR: positiveInt(20).describe('client registrations accepted per client IP per hour (then 429 + `Retry-After`)'),
-  TOKEN_FAILURES_PER_CLIENT: positiveInt(10).describe('failed client authentications per client id per window at the token endpoint before it answers 429'),
-  TOKEN_FAILURES_PER_IP: positiveInt(30).describe('failed client authentications per client IP per window at the token endpoint before it answers 429'),
-  TOKEN_FAILURE_WINDOW_SECONDS: positiveInt(300).describe('the window failed token-endpoint authentications are counted in, and the longest pause after too many'),
+  REGISTRATION_LIMIT_PER_HOUR: positiveInt(20).describe(
+    'client registrations accepted per client network (IPv4 /24, IPv6 /56) per hour (then 429 + `Retry-After`)',
+  ),
+  TRIALS_PER_NETWORK_PER_DAY: positiveInt(10).describe(
+    'agent registrations (clients that may use `client_credentials`, each given a free trial by metering) accepted per client network per UTC day',
+  ),
+  TRIALS_PER_HOUR: positiveInt(100).describe(
+    'agent registrations accepted per hour from everyone together: the ceiling on new free trials (then 429 + `Retry-After` and `adintel_limit_refusals_total{limit="trials_global"}`)',
+  ),
+  CLIENT_UNUSED_TTL_SECONDS: positiveInt(24 * 3600).describe(
+    'a registered client that never takes a token is deleted after this long (an agent attached to an owner never expires)',
+  ),
+  CLIENT_IDLE_TTL_SECONDS: positiveInt(30 * 24 * 3600).describe(
+    'a registered client is deleted after this long without a token issued to it (an agent attached to an owner never expires)',
+  ),
+  TOKEN_FAILURES_PER_CLIENT: positiveInt(10).describe(
+    'wrong client secrets per (client id, client address) per window (token and revocation endpoints, attaching an agent) before that address gets 429 for that client; other addresses are not affected',
+  ),
+  TOKEN_FAILURES_PER_IP: positiveInt(30).describe(
+    'wrong client secrets per client address (IPv4 address, IPv6 /64) per window, whatever the client id, before that address gets 429',
+  ),
+  TOKEN_FAILURE_WINDOW_SECONDS: positiveInt(300).describe('the window wrong client secrets are counted in, and the longest pause after too many'),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600).describe('access-token lifetime'),
-  LOGIN_MAX_FAILURES: positiveInt(10).describe(
-    'failed sign-ins per owner email before sign-in pauses (429 + `Retry-After`, on the login form of both the authorization flow and `/account`)',
+  LOGIN_MAX_FAILURES: positiveInt(5).describe(
+    'failed sign-ins per (owner email, client address) before that address must wait between tries for that email: 2 s, then doubling up to LOGIN_LOCK_SECONDS (429 + `Retry-After`); other addresses are not affected',
+  ),
+  LOGIN_FAILURES_PER_IP: positiveInt(20).describe(
+    'failed sign-ins per client address (IPv4 address, IPv6 /64) per LOGIN_LOCK_SECONDS, whatever the email, before that address gets 429 (password spraying)',
   ),
   LOGIN_LOCK_SECONDS: positiveInt(900).describe(
-    'how long failed sign-ins are counted, and the pause after too many; a successful sign-in clears the count',
+    'how long failed sign-ins are counted, and the longest pause after too many; a successful sign-in clears its (email, address) count',
   ),
   ACCOUNT_SESSION_TTL_SECONDS: positiveInt(8 * 3600).describe('lifetime of an owner session on `/account`'),
   CIMD_CACHE_MIN_SECONDS: positiveInt(300).describe(
     'shortest time a fetched client_id metadata document is cached, whatever its Cache-Control says (at most 100 documents are kept)',
+  ),
+  METADATA_DOCUMENT_REQUESTS_PER_MINUTE: positiveInt(30).describe(
+    'requests naming a client by a metadata document URL (which may make the server fetch it) accepted per client network per minute (then 429 + `Retry-After`)',
   ),
   CIMD_CACHE_MAX_SECONDS: positiveInt(24 * 3600).describe('longest time a fetched client_id metadata document is cached'),
   CIMD_TEST_LOOPBACK_CA_FILE: z

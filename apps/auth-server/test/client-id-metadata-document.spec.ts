@@ -85,12 +85,21 @@ async function logLine(app: AppProcess, ...patterns: RegExp[]): Promise<string |
 }
 
 describe('client_id metadata documents: policy', () => {
-  it('refuses private, loopback, link-local and CGNAT addresses; loopback only in the test mode', () => {
+  it('refuses private, loopback, link-local and CGNAT addresses', () => {
     for (const address of ['10.1.2.3', '192.168.0.1', '172.16.0.1', '169.254.169.254', '100.64.0.1', '127.0.0.1', '::1', 'fe80::1', 'fd00::1', '::ffff:10.0.0.1', '0.0.0.0']) {
       expect(checkAddress(address, false)).toMatchObject({ ok: false });
     }
     expect(checkAddress('8.8.8.8', false)).toEqual({ ok: true });
     expect(checkAddress('2606:4700::1111', false)).toEqual({ ok: true });
+  });
+
+  it('refuses what ipaddr.js calls unicast but is not the public internet (issue 23)', () => {
+    for (const address of ['64:ff9b:1::a00:1', '64:ff9b::10.0.0.1', '2002:a00:1::1', '198.18.0.1', '198.19.255.1', '192.0.0.8', 'fec0::1', '100::1', '2001:10::1', '2001:2::1']) {
+      expect([address, checkAddress(address, false).ok]).toEqual([address, false]);
+    }
+  });
+
+  it('allows loopback only in the test mode', () => {
     expect(checkAddress('127.0.0.1', true)).toEqual({ ok: true });
     expect(checkAddress('10.1.2.3', true)).toMatchObject({ ok: false });
   });

@@ -18,10 +18,16 @@ import { startBareRoute } from './bare-route';
 import { deployNodeOptions, deployQueryWorkers } from './deploy-node-options';
 import { drive, type Drive, type Target } from './drive';
 import { appCpuMs, appResident, redisCpuMs } from './process-stats';
-import { renderReport, type CaseResult } from './report';
+import { MCP_REVISIONS, renderReport, type CaseResult } from './report';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const APPS: AppName[] = ['mcp-gateway', 'query-api', 'metering', 'auth-server'];
+/** The per-request `_meta` envelope a 2026-07-28 client puts on every request. */
+const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'e2e-bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 async function main() {
   const { values } = parseArgs({
@@ -93,13 +99,25 @@ async function main() {
     const targets = ([
       { name: 'bare route', url: bare.url },
       { name: 'REST search_ads', url: `${gateway}/api/v1/ads?country=US&limit=20`, headers: auth },
-      {
-        name: 'MCP search_ads',
+      // The same tools/call on each MCP revision: 2025-11-25 as a bare request, 2026-07-28 with its `_meta`
+      // envelope and standard headers, as the SDK clients of each line send it.
+      ...MCP_REVISIONS.map((revision): Target => ({
+        name: `MCP ${revision} search_ads`,
         url: `${gateway}/mcp`,
         method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_ads', arguments: { country: 'US', limit: 20 } } }),
-      },
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(revision === '2026-07-28' && { 'mcp-protocol-version': revision, 'mcp-method': 'tools/call', 'mcp-name': 'search_ads' }),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'search_ads', arguments: { country: 'US', limit: 20 }, ...(revision === '2026-07-28' && { _meta: MODERN_ENVELOPE }) },
+        }),
+      })),
       { name: 'count_ads', url: `${gateway}/api/v1/ads/count?country=US`, headers: auth },
       { name: 'get_usage', url: `${gateway}/api/v1/usage`, headers: auth },
       { name: 'get_trends geo', url: `${gateway}/api/v1/analytics/trends/geo`, headers: auth },

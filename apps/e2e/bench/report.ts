@@ -52,6 +52,9 @@ export function renderReport(report: Report): string {
   return lines.join('\n');
 }
 
+/** The MCP revisions the bench calls search_ads on, each side by side with REST in the same run. */
+export const MCP_REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+
 function goals({ results, inProcessMs, redisRoundTripMs, resident }: Report): string[] {
   const find = (target: string, connections: number) => results.find((r) => r.target === target && r.connections === connections);
   const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
@@ -72,10 +75,11 @@ function goals({ results, inProcessMs, redisRoundTripMs, resident }: Report): st
   }
   for (const connections of [1, 16]) {
     const rest = find('REST search_ads', connections);
-    const mcp = find('MCP search_ads', connections);
-    if (rest && mcp) {
+    for (const revision of MCP_REVISIONS) {
+      const mcp = find(`MCP ${revision} search_ads`, connections);
+      if (!rest || !mcp) continue;
       const ratio = mcp.p50 / rest.p50;
-      out.push(`MCP p50 / REST p50 at ${connections} conn: ${fixed(mcp.p50)} / ${fixed(rest.p50)} ms = ${fixed(ratio)}x (goal <= 1.1x): ${verdict(ratio <= 1.1)}`);
+      out.push(`MCP ${revision} p50 / REST p50 at ${connections} conn: ${fixed(mcp.p50)} / ${fixed(rest.p50)} ms = ${fixed(ratio)}x (goal <= 1.1x): ${verdict(ratio <= 1.1)}`);
     }
   }
   for (const [app, { total }] of Object.entries(resident)) {

@@ -5,7 +5,8 @@ import { startStack, type Stack } from './stack';
 
 /**
  * Property-based fuzzing of the built service (four real processes, a private Redis, the front door):
- * every tool's schema on both surfaces, hostile JSON-RPC envelopes and hostile tokens. Every answer must
+ * every tool's schema on both surfaces, hostile JSON-RPC envelopes on both MCP revisions (2025-11-25 and
+ * 2026-07-28, whose `_meta` envelope and standard headers are fuzzed too) and hostile tokens. Every answer must
  * come in time, never be a 5xx or a JSON-RPC -32603, never leak internals, and at the end each agent's
  * usage must equal the receipts it was given.
  *
@@ -17,6 +18,12 @@ const SEED = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process
 /** Far above any answer of a healthy stack and below the transport timeout: longer is a hang. */
 const REQUEST_DEADLINE_MS = 8_000;
 const AGENTS = 3;
+const MODERN = '2026-07-28';
+const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /** What no answer may contain: stack frames, paths, validator dumps, parser and database messages. */
 const LEAKS = /\bat [\w.<>]+ \(|\.(?:js|ts):\d+:\d+|node_modules|ZodError|"path":\[|"expected":"|Unexpected token|Unexpected end of JSON|SQLITE_|SyntaxError/;
@@ -72,6 +79,16 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
     accept: 'application/json, text/event-stream',
   });
 
+  /** A 2026-07-28 request as a conforming client sends it: the `_meta` envelope and the standard headers. */
+  function modern(token: string, id: unknown, method: string, params: Record<string, unknown>): RequestInit {
+    const name = typeof params['name'] === 'string' ? params['name'] : undefined;
+    return {
+      method: 'POST',
+      headers: { ...mcpHeaders(token), 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name !== undefined && { 'mcp-name': encodeURIComponent(name) }) },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...MODERN_ENVELOPE, ...(params['_meta'] as object) } } }),
+    };
+  }
+
   /** Checks a JSON-RPC answer: never -32603; returns the receipt when it is a tool result. */
   function checkRpc(text: string): { charged?: unknown } {
     if (!text) return {};
@@ -103,12 +120,13 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
     );
   });
 
-  it('MCP: tools/call with arguments from every tool’s schema and hostile ones', async () => {
+  it('MCP: tools/call on both revisions with arguments from every tool’s schema and hostile ones', async () => {
     await fc.assert(
-      fc.asyncProperty(toolWith(mcpArguments), fc.nat(AGENTS - 1), fc.nat(), async ([name, args], who, id) => {
+      fc.asyncProperty(toolWith(mcpArguments), fc.nat(AGENTS - 1), fc.nat(), fc.boolean(), async ([name, args], who, id, isModern) => {
         const agent = agents[who] as Agent;
         const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-        const { text } = await send('/mcp', { method: 'POST', headers: mcpHeaders(agent.token), body }, 'mcp');
+        const init = isModern ? modern(agent.token, id, 'tools/call', { name, arguments: args }) : { method: 'POST', headers: mcpHeaders(agent.token), body };
+        const { text } = await send('/mcp', init, isModern ? 'mcp 2026' : 'mcp 2025');
         recordReceipt(agent, checkRpc(text).charged);
       }),
       { numRuns: RUNS * 2, ...(SEED !== undefined ? { seed: SEED } : {}) },
@@ -132,6 +150,56 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
         const agent = agents[who] as Agent;
         const { text } = await send('/mcp', { method: 'POST', headers: mcpHeaders(agent.token), body }, 'envelope');
         if (text.startsWith('{')) recordReceipt(agent, checkRpc(text).charged);
+      }),
+      { numRuns: RUNS * 2, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  });
+
+  it('MCP 2026-07-28: hostile envelopes, standard headers that lie or are missing, any method', async () => {
+    const text = fc.oneof(fc.constantFrom(MODERN, '2025-11-25', '2099-01-01', ''), fc.string({ maxLength: 20 }));
+    /** Mostly a valid value, so that most requests get past the envelope checks to the handlers. */
+    const mostly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: valid as fc.Arbitrary<unknown> }, fc.jsonValue());
+    const envelope = fc.record(
+      {
+        'io.modelcontextprotocol/protocolVersion': fc.oneof({ weight: 4, arbitrary: fc.constant(MODERN) }, text, fc.jsonValue()),
+        'io.modelcontextprotocol/clientInfo': mostly(fc.constant(MODERN_ENVELOPE['io.modelcontextprotocol/clientInfo'])),
+        'io.modelcontextprotocol/clientCapabilities': mostly(fc.constant({})),
+        'io.modelcontextprotocol/logLevel': mostly(fc.constantFrom('debug', 'error')),
+        idempotency_key: mostly(fc.uuid()),
+      },
+      { requiredKeys: ['io.modelcontextprotocol/protocolVersion'] },
+    );
+    // subscriptions/listen is left out: a valid one rightly holds its stream open.
+    const method = fc.oneof(fc.constantFrom('server/discover', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'initialize', 'ping', 'logging/setLevel', 'tasks/get'), fc.string({ maxLength: 20 }));
+    const params = fc
+      .record(
+        {
+          name: mostly(fc.constantFrom(...TOOLS.map((t) => t.name))),
+          uri: mostly(fc.constant('ui://ad-intel/ad-gallery.html')),
+          arguments: mostly(fc.constant({ limit: 1 })),
+          _meta: envelope,
+        },
+        { requiredKeys: ['_meta'] },
+      )
+      // Now and then the retry fields of a multi-round request, which none of these tools asked for.
+      .chain((base) => fc.option(fc.record({ inputResponses: fc.jsonValue(), requestState: fc.jsonValue() }, { requiredKeys: [] }), { freq: 4 }).map((retry) => ({ ...base, ...retry })));
+    /** The standard headers: as the body says, absent, or anything (header values must be visible ASCII). */
+    const header = fc.option(fc.string({ maxLength: 20 }).map((value) => value.replace(/[^\x21-\x7e]/g, '')), { freq: 3 });
+    const same = (value: string | null) => fc.oneof({ weight: 3, arbitrary: fc.constant(value) }, header);
+    const headers = fc.record({ version: same(MODERN), method: same('same'), name: same('same') });
+    await fc.assert(
+      fc.asyncProperty(method, params, headers, fc.oneof({ weight: 4, arbitrary: fc.nat() }, fc.string(), fc.jsonValue()), fc.nat(AGENTS - 1), async (m, p, h, id, who) => {
+        const agent = agents[who] as Agent;
+        const body = JSON.stringify({ jsonrpc: '2.0', id, method: m, params: p });
+        // Mcp-Name mirrors params.name of tools/call and params.uri of resources/read, and nothing else.
+        const mirrored = m === 'tools/call' ? p['name'] : m === 'resources/read' ? p['uri'] : undefined;
+        const name = typeof mirrored === 'string' && /^[\x21-\x7e]+$/.test(mirrored) ? mirrored : undefined;
+        const standard: Record<string, string> = {};
+        if (h.version !== null) standard['mcp-protocol-version'] = h.version;
+        if (h.method !== null) standard['mcp-method'] = h.method === 'same' ? m.replace(/[^\x21-\x7e]/g, '') : h.method;
+        if (h.name !== null && name !== undefined) standard['mcp-name'] = h.name === 'same' ? name : h.name;
+        const { text: answer } = await send('/mcp', { method: 'POST', headers: { ...mcpHeaders(agent.token), ...standard }, body }, 'envelope 2026');
+        if (answer.startsWith('{')) recordReceipt(agent, checkRpc(answer).charged);
       }),
       { numRuns: RUNS * 2, ...(SEED !== undefined ? { seed: SEED } : {}) },
     );

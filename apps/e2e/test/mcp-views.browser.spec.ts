@@ -1,8 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, TextResourceContents } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type TextResourceContents } from '@modelcontextprotocol/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from './agent';
@@ -27,7 +25,8 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     mkdirSync(SCREENSHOTS, { recursive: true });
     stack = await startStack();
     const { token } = await newAgentToken(stack.baseUrl);
-    client = new Client({ name: 'views-e2e', version: '1.0.0' });
+    // The host speaks 2026-07-28 (ext-apps 2.x runs on the v2 SDK client).
+    client = new Client({ name: 'views-e2e', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
   }, 180_000);

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from '@adintel/redis';
 import { freePort, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 
 export interface Stack {
@@ -55,6 +56,41 @@ export interface StackOptions {
   readonly trialAllowance?: number;
   /** The private Redis keeps an append-only file, so `restartRedis()` loses nothing (as in production). */
   readonly redisAppendOnly?: boolean;
+  /** Every app connects as its own Redis ACL user of docker/redis-users.json (the test itself stays the default user). */
+  readonly redisUsers?: boolean;
+}
+
+interface RedisUsers {
+  readonly shared: string[];
+  readonly commands: string[];
+  readonly users: Record<AppName, string[]>;
+}
+
+/** The ACL rules of one app's Redis user, as docker/redis-users.json defines them (a password is added by the caller). */
+export function redisUserRules(app: AppName): string[] {
+  const table = JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'docker/redis-users.json'), 'utf8')) as RedisUsers;
+  return ['reset', 'on', ...table.users[app], ...table.shared, ...table.commands];
+}
+
+/** Creates each app's ACL user on the Redis at `url` and answers the URL each app connects with. */
+async function createRedisUsers(url: string): Promise<Record<AppName, string>> {
+  const redis = new Redis(url);
+  try {
+    const apps: AppName[] = ['auth-server', 'metering', 'query-api', 'mcp-gateway'];
+    const urls = await Promise.all(
+      apps.map(async (app) => {
+        const password = randomBytes(16).toString('hex');
+        await redis.call('ACL', 'SETUSER', app, ...redisUserRules(app), `>${password}`);
+        const withUser = new URL(url);
+        withUser.username = app;
+        withUser.password = password;
+        return [app, withUser.href] as const;
+      }),
+    );
+    return Object.fromEntries(urls) as Record<AppName, string>;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export const SEEDED_ADS = 3_000;
@@ -76,7 +112,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const frontPort = await freePort();
     const baseUrl = `http://127.0.0.1:${frontPort}`;
     const common = { REDIS_URL: redisUrl, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: options.logLevel ?? 'info', ...options.env };
-    const envOf = (app: AppName, own: Record<string, string> = {}) => ({ ...common, ...own, ...options.appEnv?.[app] });
+    const userUrls = options.redisUsers ? await createRedisUsers(redisUrl) : undefined;
+    const envOf = (app: AppName, own: Record<string, string> = {}) => ({
+      ...common,
+      ...(userUrls ? { REDIS_URL: userUrls[app] } : {}),
+      ...own,
+      ...options.appEnv?.[app],
+    });
     const queryDir = options.queryDataDir ?? join(dataDir, 'query');
     const queryEnv = envOf('query-api', { DATA_DIR: queryDir, QUERY_WORKERS: String(options.queryWorkers ?? 1) });
     const meteringEnv = envOf(
@@ -112,6 +154,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       DATA_DIR: join(dataDir, 'auth'),
       AUTH_JWKS: JSON.stringify({ keys: [signingKey] }),
       REGISTRATION_LIMIT_PER_HOUR: '1000',
+      TRIALS_PER_NETWORK_PER_DAY: '1000',
+      TRIALS_PER_HOUR: '1000',
     });
     const authServer = await startApp({ name: 'auth-server', env: authEnv });
     cleanups.push(() => authServer.stop());

@@ -1,4 +1,5 @@
 import { REST_PREFIX, type ToolDefinition } from '@adintel/tool-catalogue';
+import { getJson } from './agent';
 
 /** Ids found in the seeded store, so every tool has something real to fetch. */
 export interface SeedIds {
@@ -48,4 +49,20 @@ export function restPathFor(tool: ToolDefinition, args: Record<string, unknown>)
   }
   const path = tool.http.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(args[name])));
   return `${REST_PREFIX}${path}${query.size ? `?${query}` : ''}`;
+}
+
+/** Ids of real rows in the seeded store, read over REST (which charges the token that reads them). */
+export async function findSeedIds(base: string, token: string): Promise<SeedIds> {
+  const { body } = await getJson(base, token, '/api/v1/ads?limit=100');
+  const ads = body['data'] as { id: string; advertiser_id: string; webmaster_id: string | null; creative_id: string; app_id: string | null; landing_domain: string }[];
+  const apps = (await getJson(base, token, '/api/v1/apps?limit=1')).body['data'] as { id: string }[];
+  const webmasters = (await getJson(base, token, '/api/v1/webmasters?limit=1')).body['data'] as { id: string }[];
+  return {
+    adId: ads[0].id,
+    advertiserId: ads[0].advertiser_id,
+    creativeId: ads[0].creative_id,
+    domain: ads[0].landing_domain,
+    webmasterId: ads.find((ad) => ad.webmaster_id)?.webmaster_id ?? webmasters[0].id,
+    appId: ads.find((ad) => ad.app_id)?.app_id ?? apps[0].id,
+  };
 }

@@ -31,6 +31,19 @@ export const appConfigSchema = z.object({
       'verified access tokens remembered (by SHA-256, least recently used dropped first) so repeat calls skip the signature ' +
         'check; an entry never outlives the token’s `exp` nor JWKS_CACHE_MAX_AGE_SECONDS. 0 verifies every request',
     ),
+  REVOCATION_STREAM: z
+    .string()
+    .min(1)
+    .max(128)
+    .default('auth:revocations')
+    .describe('the Redis stream of revoked access tokens and grants the auth server writes (its REDIS_KEY_PREFIX + `revocations`); a listed token is refused even when cached'),
+  REVOCATION_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(1_000)
+    .describe('how often the revocation stream is read: a revoked token is refused within about this long'),
   MCP_ALLOWED_ORIGINS: originList
     .optional()
     .describe('comma-separated browser origins allowed on `/mcp` (requests without `Origin` are fine); default the origin of PUBLIC_BASE_URL'),

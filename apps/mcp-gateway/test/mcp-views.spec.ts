@@ -59,10 +59,11 @@ describe('MCP Apps views at /mcp (real SDK client, built views)', () => {
     }
   });
 
-  it('answers an unknown resource with JSON-RPC -32002', async () => {
+  it('answers an unknown resource with JSON-RPC -32602 naming the URI (the code the v2 SDK sends on every era)', async () => {
     const error = await client.readResource({ uri: 'ui://ad-intel/nope.html' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(-32002);
+    expect((error as McpError).code).toBe(-32602);
+    expect((error as McpError).message).toContain('ui://ad-intel/nope.html');
   });
 
   it('leaves the tool result as it was: structuredContent and its text copy', async () => {

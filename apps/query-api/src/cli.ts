@@ -3,13 +3,25 @@
  *   seed [--count N] [--force]      generate N demo ads (default 100,000) and ingest them, unless the store has data
  *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
+ *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S]   live sightings for a store loaded from that
+ *                                    demo file (30% new ads, 70% re-sightings of its ads, seen on its newest day)
+ *   ingest --live <file|-> [--rate N]    publish NDJSON lines (a file, or stdin for -) to the live stream INGEST_STREAM
+ *   dead-letters [--limit N]              list the lines the service rejected (JSON lines on stdout)
+ *   dead-letters --resend all|<id,...>    move them back to the stream, each exactly once
+ *   live-status [--forget-group NAME]     the stream, its bound, every consumer group's backlog; drop a gone replica's group
+ * (the live commands: docs/live-data.md)
  */
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '@adintel/config';
 import { appConfigSchema } from './config';
 import { DEFAULT_SEED, writeDemoNdjson } from './ingest/demo-generator';
+import { demoSightings } from './ingest/demo-sightings';
 import { formatSummary, ingestFile } from './ingest/ingest';
+import { IngestStreamRepository } from './live/ingest-stream.repository';
+import { formatPublishSummary, publishLines } from './live/live-publisher';
+import { liveSettingsFrom, type LiveSettings } from './live/live-settings';
 import { createAdStoreWriter } from './store/store-factory';
 import { MediaIngest } from './media/media-ingest';
 import { MediaLibrary } from './media/media-library';
@@ -26,6 +38,12 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       file: { type: 'string' },
       force: { type: 'boolean', default: false },
+      from: { type: 'string' },
+      live: { type: 'string' },
+      rate: { type: 'string' },
+      limit: { type: 'string' },
+      resend: { type: 'string' },
+      'forget-group': { type: 'string' },
     },
   });
   const [command, fileArg] = positionals;
@@ -40,7 +58,22 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  if (command === 'sightings') {
+    if (!values.from || !values.out) throw new Error('sightings needs --from <demo.ndjson> and --out <file|->');
+    const lines = await demoSightings(values.from, values.count === undefined ? 10_000 : count, { seed });
+    const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+    if (values.out === '-') process.stdout.write(text);
+    else await writeFile(values.out, text);
+    out(`wrote ${lines.length} sightings${values.out === '-' ? '' : ` to ${values.out}`}`);
+    return 0;
+  }
+
   const config = loadConfigOrExit(appConfigSchema, 'query-api');
+  const live = liveSettingsFrom(config);
+  if (command === 'ingest' && values.live !== undefined) return withStream(live, (stream) => publish(stream, live, values.live ?? '-', values.rate));
+  if (command === 'dead-letters') return withStream(live, (stream) => deadLetters(stream, live, values.resend, values.limit));
+  if (command === 'live-status') return withStream(live, (stream) => liveStatus(stream, live, values['forget-group']));
+
   const writer = createAdStoreWriter(config);
   const mediaStore = createMediaStore(config);
   const library = new MediaLibrary(mediaStore);
@@ -70,11 +103,75 @@ async function main(): Promise<number> {
       out(formatSummary(summary));
       return summary.rejected > 0 && summary.written === 0 ? 1 : 0;
     }
-    throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest or generate`);
+    throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest, generate, dead-letters or live-status`);
   } finally {
     await writer.close();
     await mediaStore.close();
   }
+}
+
+async function withStream(live: LiveSettings, run: (stream: IngestStreamRepository) => Promise<number>): Promise<number> {
+  const stream = IngestStreamRepository.connect(live.url, live.stream, 'query-api:cli');
+  try {
+    return await run(stream);
+  } finally {
+    await stream.close();
+  }
+}
+
+async function publish(stream: IngestStreamRepository, live: LiveSettings, source: string, rateArg: string | undefined): Promise<number> {
+  const rate = rateArg === undefined ? undefined : Number(rateArg);
+  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) throw new Error('--rate must be a positive number of lines per second');
+  const summary = await publishLines(source, stream, { maxLen: live.maxLen, ...(rate ? { rate } : {}), progress: true });
+  out(formatPublishSummary(summary, live.stream));
+  return 0;
+}
+
+async function deadLetters(stream: IngestStreamRepository, live: LiveSettings, resend: string | undefined, limitArg: string | undefined): Promise<number> {
+  if (resend === undefined) {
+    const limit = limitArg === undefined ? 1_000 : Number(limitArg);
+    if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive integer');
+    const letters = await stream.deadLetters(limit);
+    for (const letter of letters) process.stdout.write(`${JSON.stringify(letter)}\n`);
+    out(`${letters.length} of ${await stream.deadLetterCount()} dead letters in ${stream.deadStream}`);
+    return 0;
+  }
+  const ids = resend === 'all' ? (await stream.deadLetters(Number.MAX_SAFE_INTEGER)).map((letter) => letter.id) : resend.split(',').map((id) => id.trim());
+  let failed = 0;
+  for (const id of ids.filter(Boolean)) {
+    const outcome = await stream.resend(id, live.maxLen);
+    if ('resent' in outcome) out(`${id}: re-sent as ${outcome.resent}`);
+    else {
+      failed++;
+      out(`${id}: ${'full' in outcome ? `not re-sent, ${live.stream} is at its bound (${live.maxLen}); try again later` : 'not a dead letter (re-sent already?)'}`);
+    }
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+async function liveStatus(stream: IngestStreamRepository, live: LiveSettings, forget: string | undefined): Promise<number> {
+  if (forget !== undefined) {
+    const dropped = await stream.destroyGroup(forget);
+    out(dropped ? `dropped the group ${forget}: the stream no longer keeps entries for it` : `no group ${forget} on ${live.stream}`);
+    return dropped ? 0 : 1;
+  }
+  const status = {
+    stream: live.stream,
+    length: await stream.length(),
+    max_length: live.maxLen,
+    dead_letters: await stream.deadLetterCount(),
+    this_group: live.group,
+    // idle_ms: since the group's most recently active consumer last read; a gone replica's group only grows older.
+    groups: await Promise.all(
+      (await stream.groups()).map(async (group) => {
+        const idles = (await stream.consumers(group.name)).map((consumer) => consumer.idle);
+        const { name, consumers, pending, lag, lastDelivered } = group;
+        return { name, consumers, pending, lag, last_delivered_id: lastDelivered, idle_ms: idles.length ? Math.min(...idles) : null };
+      }),
+    ),
+  };
+  process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+  return 0;
 }
 
 main().then(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigShape, port } from '@adintel/config';
+import { baseConfigShape, flag, port } from '@adintel/config';
 
 const STORE_ENGINES = ['sqlite', 'elasticsearch'] as const;
 const MEDIA_ENGINES = ['filesystem', 's3'] as const;
@@ -34,6 +34,53 @@ export const elasticsearchConfigShape = {
   ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000).describe('per-request timeout'),
 };
 
+/** The live door's variables (docs/live-data.md); the CLI's `ingest --live` and `dead-letters` read them too. */
+export const ingestConfigShape = {
+  INGEST_LIVE: flag(true).describe('consume the live stream of sightings while serving (docs/live-data.md)'),
+  INGEST_STREAM: z
+    .string()
+    .min(1)
+    .max(200)
+    .default('ingest:ads')
+    .describe(
+      'the Redis stream of sightings, on the transport’s Redis (TRANSPORT_URL, else REDIS_URL); one field `line` per entry: one ' +
+        'NDJSON ingest line; dead letters go to `<stream>:dead`',
+    ),
+  INGEST_GROUP: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9:._-]{0,199}$/, 'must be letters, digits and : . _ -')
+    .optional()
+    .describe(
+      'consumer group of this replica on INGEST_STREAM; default: `query-api` with Elasticsearch (replicas share the work), ' +
+        '`query-api:<host name>:<hash of DATA_DIR>` with SQLite (each replica owns its store file and applies every sighting)',
+    ),
+  INGEST_STREAM_MAX_LEN: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(10_000_000)
+    .default(100_000)
+    .describe('the bound producers respect: a bounded add is refused while the stream holds this many entries (backpressure, never trimming)'),
+  INGEST_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(2_000).describe('most sightings applied as one batch'),
+  INGEST_BATCH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(500)
+    .describe(
+      'least time between the starts of two batches smaller than INGEST_BATCH_MAX: readers bring their columns forward once per ' +
+        'batch, so fewer, larger batches cost less; adds up to this much to freshness',
+    ),
+  INGEST_CLAIM_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(3_600_000)
+    .default(60_000)
+    .describe('a batch pending this long with a silent consumer of the same group is claimed by a live one'),
+};
+
 export const appConfigSchema = z
   .object({
     ...baseConfigShape,
@@ -50,6 +97,7 @@ export const appConfigSchema = z
       ),
     QUERY_WORKERS: z.coerce.number().int().min(0).max(32).default(2).describe('read-only SQLite worker threads (0 = in-process)'),
     ...elasticsearchConfigShape,
+    ...ingestConfigShape,
     ...mediaConfigShape,
   })
   .superRefine((config, ctx) => {

@@ -4,6 +4,7 @@ import { createHttpApp, listen } from '@adintel/observability';
 import { serveTransport } from '@adintel/transport';
 import { AppModule } from './app/app.module';
 import { appConfigSchema } from './config';
+import { LiveConsumer } from './live/live-consumer';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(appConfigSchema, 'query-api');
@@ -13,6 +14,8 @@ async function bootstrap(): Promise<void> {
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   });
   await serveTransport(app, 'query', config, shutdown);
+  // Stopped with the transport, before the store closes: the batch in hand is applied and acked first.
+  shutdown.drains(app.get(LiveConsumer));
   await listen(app, config.PORT, logger, config.HOST);
 }
 

@@ -158,6 +158,7 @@ describe('query-api as a process, over the transport', () => {
 
     const catalog = await send(QueryMessages.catalog, {});
     expect(catalog.data_window.last_seen_date).toBe('2026-11-15');
+    expect(catalog).toMatchObject({ data_as_of: '2026-11-15', data_updated_at: null });
     expect(catalog.categories.map((c) => c.value)).toEqual(expect.arrayContaining(['gambling_and_betting', 'finance_and_banking']));
     expect(catalog.tools).toHaveLength(20);
   });

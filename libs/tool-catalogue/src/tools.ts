@@ -228,7 +228,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Allowed values and costs',
     description:
       'Every allowed value for the other tools (countries, platforms, categories, languages, sorts, trend dimensions, ' +
-      'breakdown fields), the dates covered, and what each tool costs. Free: call it first.',
+      'breakdown fields), the dates covered, how fresh the data is (data_as_of: the newest sighting), and what each tool ' +
+      'costs. Free: call it first.',
     path: '/catalog',
     cost: FREE,
     message: QueryMessages.catalog,

@@ -14,7 +14,8 @@ import { AuthRedisModule } from '../app/redis/redis.module';
 
 const USAGE = `Creates an owner account, or updates the password and plan of the owner with that email.
 Usage: npx nx run auth-server:create-owner --email=you@example.com --password='at least 12 chars' [--plan=pro]
-       (or pass the password in OWNER_PASSWORD instead of --password)`;
+       (or pass the password in OWNER_PASSWORD instead of --password)
+       --if-absent: leave an existing owner with that email as it is (created: false)`;
 
 @Module({})
 class CreateOwnerModule {
@@ -29,10 +30,10 @@ function fail(message: string): never {
 }
 
 async function main() {
-  let values: { email?: string; password?: string; plan?: string; help?: boolean };
+  let values: { email?: string; password?: string; plan?: string; help?: boolean; 'if-absent'?: boolean };
   try {
     ({ values } = parseArgs({
-      options: { email: { type: 'string' }, password: { type: 'string' }, plan: { type: 'string', default: 'pro' }, help: { type: 'boolean' } },
+      options: { email: { type: 'string' }, password: { type: 'string' }, plan: { type: 'string', default: 'pro' }, help: { type: 'boolean' }, 'if-absent': { type: 'boolean' } },
       strict: true,
     }));
   } catch (error) {
@@ -51,7 +52,9 @@ async function main() {
   const logger = createLogger('auth-server:create-owner', 'warn', pino.destination(2));
   const app = await NestFactory.createApplicationContext(CreateOwnerModule.register(config), { logger: new NestPinoLogger(logger) });
   try {
-    const { owner, created } = await app.get(OwnersService).createOrUpdate({ email: values.email, password, plan: values.plan ?? 'pro' });
+    const owners = app.get(OwnersService);
+    const input = { email: values.email, password, plan: values.plan ?? 'pro' };
+    const { owner, created } = values['if-absent'] ? await owners.createIfAbsent(input) : await owners.createOrUpdate(input);
     let metering: 'updated' | 'unreachable' = 'updated';
     try {
       await app.get(MeteringGateway).upsertOwner(owner.owner_id, owner.plan);

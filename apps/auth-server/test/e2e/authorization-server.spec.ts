@@ -118,14 +118,14 @@ describe('auth-server (built app, real Redis)', () => {
       expect(body).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringContaining('jwks_uri') });
     });
 
-    it('limits registrations per client address: 429 with Retry-After', async () => {
+    it('limits registrations per client network: 429 with Retry-After', async () => {
       const ip = '10.200.1.1';
       for (let i = 0; i < 3; i++) expect((await register(base, CONTRACT_REGISTRATION, ip)).res.status).toBe(201);
       const { res, body } = await register(base, CONTRACT_REGISTRATION, ip);
       expect(res.status).toBe(429);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(body).toMatchObject({ error: 'rate_limited' });
-      expect((await register(base, CONTRACT_REGISTRATION, '10.200.1.2')).res.status).toBe(201);
+      expect((await register(base, CONTRACT_REGISTRATION, '10.200.2.1')).res.status).toBe(201);
     });
 
     it('keeps registered clients and signing keys across a restart', async () => {
@@ -167,7 +167,7 @@ describe('auth-server (built app, real Redis)', () => {
     const authorizeUrl = (extra: Record<string, string>) =>
       `${base}/oauth2/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'mcp:read', state: 'st4te', resource: mcp, ...extra })}`;
 
-    it('pauses sign-in for an email after too many failures: 429 with Retry-After, even with the right password', async () => {
+    it('pauses sign-in for an email from an address after too many failures there: 429 with Retry-After, even with the right password', async () => {
       const guarded = `guarded-${Date.now()}@example.com`;
       await createOwner(env, guarded, password);
       const jar = new CookieJar();
@@ -213,6 +213,7 @@ describe('auth-server (built app, real Redis)', () => {
       res = await jar.fetch(consentUrl);
       const consentPage = await res.text();
       expect(consentPage).toContain('Allow access?');
+      expect(consentPage).toContain('access is handed to <strong>127.0.0.1:8976</strong>'); // where the code goes, not only the chosen name
 
       res = await jar.fetch(`${consentUrl}/confirm`, form({ csrf: hiddenCsrf(consentPage) }));
       expect(res.status).toBe(303);

@@ -27,6 +27,9 @@ export async function authServerEnv(extra: Record<string, string> = {}): Promise
     REDIS_KEY_PREFIX: `test-auth-${randomBytes(4).toString('hex')}:`,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-server-test-')),
     LOG_LEVEL: 'warn',
+    // Suites register many agents from few networks: the trial limits are tested where they are set low.
+    TRIALS_PER_NETWORK_PER_DAY: '1000',
+    TRIALS_PER_HOUR: '1000',
     ...extra,
   };
 }

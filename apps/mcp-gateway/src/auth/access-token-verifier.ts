@@ -3,6 +3,7 @@ import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { MCP_SCOPE } from '@adintel/contracts';
 import type { AuthProblems } from './challenge';
 import type { Caller } from './caller';
+import type { RevocationList } from './revocation-list';
 import { VerifiedTokenCache } from './verified-token-cache';
 
 interface AccessTokenVerifierOptions {
@@ -35,6 +36,7 @@ export class AccessTokenVerifier {
   constructor(
     private readonly options: AccessTokenVerifierOptions,
     private readonly problems: AuthProblems,
+    private readonly revocations?: RevocationList,
   ) {
     this.keys = createRemoteJWKSet(new URL(options.jwksUrl), {
       timeoutDuration: options.timeoutMs,
@@ -47,10 +49,13 @@ export class AccessTokenVerifier {
   }
 
   async verify(token: string): Promise<Caller> {
-    const known = this.verified.get(token);
-    if (known) return known;
-    const caller = await this.verifyToken(token);
-    this.verified.remember(token, caller);
+    let caller = this.verified.get(token);
+    if (!caller) {
+      caller = await this.verifyToken(token);
+      this.verified.remember(token, caller);
+    }
+    // Checked on every request, cached token or not: a revocation takes effect at the next poll of the list.
+    if (this.revocations?.isRevoked(caller)) throw this.problems.refused('invalid_token', 'the access token has been revoked; request a new one');
     return caller;
   }
 
@@ -73,11 +78,14 @@ export class AccessTokenVerifier {
       throw this.problems.refused('insufficient_scope', `the access token lacks the scope ${MCP_SCOPE}; request a token with scope=${MCP_SCOPE}`);
     }
     const clientId = payload['client_id'];
+    const grantId = payload['grant_id'];
     return {
       sub: String(payload.sub),
       scopes,
       expiresAt: Number(payload.exp),
       ...(typeof clientId === 'string' ? { clientId } : {}),
+      ...(typeof payload.jti === 'string' ? { tokenId: payload.jti } : {}),
+      ...(typeof grantId === 'string' ? { grantId } : {}),
     };
   }
 

@@ -1,20 +1,29 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, mcpResourceUrl } from '@adintel/config';
 import type { AppConfig } from '../config';
+import type { Redis } from '@adintel/redis';
+import { GATEWAY_REDIS, RateLimitModule } from '../rate-limit/rate-limit.module';
 import { AccessTokenVerifier } from './access-token-verifier';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { JwtBearerStrategy } from './bearer.strategy';
 import { AuthProblems } from './challenge';
 import { ProtectedResourceController } from './protected-resource.controller';
+import { RevocationList } from './revocation-list';
 
 @Module({
+  imports: [RateLimitModule], // the gateway's Redis, where the revocation stream is read
   controllers: [ProtectedResourceController],
   providers: [
     { provide: AuthProblems, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new AuthProblems(config.PUBLIC_BASE_URL) },
     {
+      provide: RevocationList,
+      inject: [GATEWAY_REDIS, APP_CONFIG],
+      useFactory: (redis: Redis, config: AppConfig) => new RevocationList(redis, { stream: config.REVOCATION_STREAM, pollMs: config.REVOCATION_POLL_MS }),
+    },
+    {
       provide: AccessTokenVerifier,
-      inject: [APP_CONFIG, AuthProblems],
-      useFactory: (config: AppConfig, problems: AuthProblems) =>
+      inject: [APP_CONFIG, AuthProblems, RevocationList],
+      useFactory: (config: AppConfig, problems: AuthProblems, revocations: RevocationList) =>
         new AccessTokenVerifier(
           {
             jwksUrl: config.AUTH_JWKS_URL,
@@ -26,6 +35,7 @@ import { ProtectedResourceController } from './protected-resource.controller';
             tokenCacheEntries: config.TOKEN_CACHE_ENTRIES,
           },
           problems,
+          revocations,
         ),
     },
     JwtBearerStrategy,

@@ -8,6 +8,10 @@ export interface Caller {
   readonly scopes: readonly string[];
   /** Seconds since the epoch. */
   readonly expiresAt: number;
+  /** The token's `jti`, by which it can be revoked. */
+  readonly tokenId?: string;
+  /** The grant (an owner's approval of a client) the token was issued on: revoking it revokes the token. */
+  readonly grantId?: string;
 }
 
 export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): Caller => {

@@ -99,6 +99,8 @@ export class ToolInvoker {
     const reservation = await this.metering.send(MeteringMessages.reserve, {
       request_id: key,
       caller_id: caller.sub,
+      // An owner's token names the client acting for her: the ledger records which one spent her pool.
+      ...(caller.clientId && caller.clientId !== caller.sub ? { client_id: caller.clientId } : {}),
       tool: tool.name,
       amount: worstCase,
     });

@@ -1,7 +1,19 @@
 import type { Request, Response } from 'express';
 
 /** Request headers a browser-based MCP client sends to /mcp. */
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id', 'idempotency-key', 'x-request-id'];
+const ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'accept',
+  'mcp-protocol-version',
+  // The standard headers of the 2026-07-28 revision, which the server checks against the body.
+  'mcp-method',
+  'mcp-name',
+  'mcp-session-id',
+  'last-event-id',
+  'idempotency-key',
+  'x-request-id',
+];
 /** Response headers such a client may read. */
 const EXPOSED_HEADERS = ['mcp-session-id', 'x-request-id', 'www-authenticate'];
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { checkIdempotencyKey, IDEMPOTENCY_HEADER, MCP_IDEMPOTENCY_META } from '../idempotency/idempotency-key';
 import type { EnvelopeRejection, JsonRpcId } from './json-rpc-envelope';
 
@@ -10,7 +10,7 @@ import type { EnvelopeRejection, JsonRpcId } from './json-rpc-envelope';
 export function carryIdempotencyKey(body: unknown, header: string | string[] | undefined): EnvelopeRejection | undefined {
   const message = body as { id?: JsonRpcId; method?: unknown; params?: { _meta?: Record<string, unknown> } };
   if (message.method !== 'tools/call' || message.id === undefined || !message.params) return undefined;
-  const reject = (text: string): EnvelopeRejection => ({ status: 200, id: message.id ?? null, code: ErrorCode.InvalidParams, message: text });
+  const reject = (text: string): EnvelopeRejection => ({ status: 200, id: message.id ?? null, code: ProtocolErrorCode.InvalidParams, message: text });
 
   const fromMeta = checkIdempotencyKey(message.params._meta?.[MCP_IDEMPOTENCY_META]);
   if (!fromMeta.ok) return reject(`params._meta.${MCP_IDEMPOTENCY_META}: ${fromMeta.message}`);

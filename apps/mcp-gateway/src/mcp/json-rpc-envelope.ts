@@ -1,4 +1,5 @@
-import { ClientRequestSchema, ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ClientRequestSchema } from '@modelcontextprotocol/core';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export type JsonRpcId = string | number;
 
@@ -7,7 +8,7 @@ export interface EnvelopeRejection {
   /** 400 when no request could be read (nothing to answer in a stream); 200 for a request with bad params. */
   readonly status: 200 | 400;
   readonly id: JsonRpcId | null;
-  readonly code: ErrorCode.InvalidRequest | ErrorCode.InvalidParams | ErrorCode.ParseError;
+  readonly code: ProtocolErrorCode.InvalidRequest | ProtocolErrorCode.InvalidParams | ProtocolErrorCode.ParseError;
   readonly message: string;
 }
 
@@ -16,20 +17,30 @@ export type EnvelopeVerdict = { ok: true } | { ok: false; rejection: EnvelopeRej
 /** The SDK's own params schema of every client request method: one source for what a method accepts. */
 const PARAMS_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
 
+/**
+ * The methods whose params the gateway checks on a 2026-07-28 request: those its server answers. Any other method is
+ * the SDK's to answer on that revision, including the ones 2026-07-28 removed (`initialize`, `ping`, ...), which must
+ * be a 404 with -32601 rather than a complaint about their params.
+ */
+const MODERN_CHECKED_METHODS = new Set(['tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read']);
+
+/** The protocol era of a request, as the SDK's isLegacyRequest classifies it. */
+export type ProtocolEra = 'legacy' | 'modern';
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const invalidRequest = (message: string, id: JsonRpcId | null = null): EnvelopeVerdict => ({
   ok: false,
-  rejection: { status: 400, id, code: ErrorCode.InvalidRequest, message },
+  rejection: { status: 400, id, code: ProtocolErrorCode.InvalidRequest, message },
 });
 
 /**
  * Checks a POSTed JSON-RPC message before the SDK runs it. The SDK answers a malformed envelope with
- * -32700 and bad params with -32603 and a validator dump; callers need -32600 / -32602 naming the field.
+ * -32700 and bad params with a validator dump; callers need -32600 / -32602 naming the field.
  * Batches are refused whole (they are not part of MCP since 2025-06-18), so no batch is ever half-run.
  */
-export function checkEnvelope(body: unknown): EnvelopeVerdict {
+export function checkEnvelope(body: unknown, era: ProtocolEra = 'legacy'): EnvelopeVerdict {
   if (Array.isArray(body)) {
     return invalidRequest(
       body.length === 0
@@ -52,14 +63,15 @@ export function checkEnvelope(body: unknown): EnvelopeVerdict {
   if (typeof body['method'] !== 'string') return invalidRequest('method: must be a string', requestId);
   if ('params' in body && !isPlainObject(body['params'])) {
     const message = 'params: must be an object';
-    return hasId ? { ok: false, rejection: { status: 200, id: requestId, code: ErrorCode.InvalidParams, message } } : invalidRequest(message);
+    return hasId ? { ok: false, rejection: { status: 200, id: requestId, code: ProtocolErrorCode.InvalidParams, message } } : invalidRequest(message);
   }
+  if (era === 'modern' && !MODERN_CHECKED_METHODS.has(body['method'])) return { ok: true };
   const schema = PARAMS_SCHEMAS.get(body['method']);
   if (!hasId || !schema) return { ok: true }; // notifications and unknown methods: the SDK answers them
   const parsed = schema.safeParse(body);
   if (parsed.success) return { ok: true };
   const message = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'params'}: ${plainMessage(issue.message)}`).join('; ');
-  return { ok: false, rejection: { status: 200, id: requestId, code: ErrorCode.InvalidParams, message } };
+  return { ok: false, rejection: { status: 200, id: requestId, code: ProtocolErrorCode.InvalidParams, message } };
 }
 
 /** "Invalid input: expected record, received array" -> "expected an object, received array". */
@@ -69,42 +81,17 @@ function plainMessage(message: string): string {
     .replace(/expected (record|object)/, 'expected an object');
 }
 
-/** A tools/call the gateway answers itself, without the SDK's per-request server and transport. */
-export interface DirectToolCall {
-  readonly id: JsonRpcId;
-  readonly params: CallToolRequest['params'];
-}
-
-/** The members of a JSON-RPC request: the SDK refuses any other (its request schema is strict). */
-const REQUEST_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
-
-/**
- * A message that passed checkEnvelope and is a tools/call the SDK would run exactly as the gateway does:
- * a request id the SDK accepts (string or integer), no member beyond a request's, no task augmentation,
- * and no Mcp-Protocol-Version header the SDK would refuse. Anything else goes to the SDK, which answers it.
- */
-export function directToolCall(body: unknown, protocolVersion: string | string[] | undefined): DirectToolCall | undefined {
-  if (!isPlainObject(body) || body['method'] !== 'tools/call') return undefined;
-  const id = body['id'];
-  if (typeof id !== 'string' && !Number.isInteger(id)) return undefined;
-  if (Object.keys(body).some((member) => !REQUEST_MEMBERS.has(member))) return undefined;
-  const params = body['params'];
-  if (!isPlainObject(params) || params['task'] !== undefined) return undefined;
-  if (protocolVersion !== undefined && (typeof protocolVersion !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion))) return undefined;
-  return { id: id as JsonRpcId, params: params as CallToolRequest['params'] };
-}
-
 /** The body parser could not read the POST: JSON that is not an object (strict parser) is -32600, anything else -32700. */
 export function unparsableBody(raw: string | undefined): EnvelopeRejection {
   let parsed: unknown;
   try {
     parsed = raw === undefined ? undefined : JSON.parse(raw);
   } catch {
-    return { status: 400, id: null, code: ErrorCode.ParseError, message: 'the body is not valid JSON' };
+    return { status: 400, id: null, code: ProtocolErrorCode.ParseError, message: 'the body is not valid JSON' };
   }
   const verdict = checkEnvelope(parsed);
   return verdict.ok
-    ? { status: 400, id: null, code: ErrorCode.ParseError, message: 'the body is not valid JSON' }
+    ? { status: 400, id: null, code: ProtocolErrorCode.ParseError, message: 'the body is not valid JSON' }
     : verdict.rejection;
 }
 

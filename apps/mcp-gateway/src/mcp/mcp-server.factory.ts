@@ -1,22 +1,40 @@
 import { Injectable } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Server, type AuthInfo, type McpRequestContext } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { Caller } from '../auth/caller';
 import { McpToolCalls } from './mcp-tool-calls';
 import { MCP_TOOLS, SERVER_INFO, SERVER_INSTRUCTIONS } from './mcp-tools';
 import { McpViews, VIEW_RESOURCES } from './mcp-views';
 
 /**
- * A low-level MCP Server for one HTTP request (stateless Streamable HTTP): SDK 1.32 binds a server to one
- * transport at a time and a stateless transport to one request, so concurrent requests cannot share either. The low-level Server lets
- * tools/list come straight from the catalogue and an unknown tool be a JSON-RPC -32602 error.
+ * Cache hints of the 2026-07-28 revision (2025-era answers never carry them). The tool list and the views change
+ * only with a deployment, and are the same for every caller, so shared caches may keep them for an hour; every other
+ * answer depends on the caller and stays `private` with `ttlMs: 0` (the SDK's default).
+ */
+const CACHE_HINTS = {
+  'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/read': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+} as const;
+
+/** What the controller hands the SDK about one request, in `AuthInfo.extra` (the token itself never goes further). */
+interface RequestExtra {
+  readonly caller: Caller;
+  readonly requestId: string;
+}
+
+/** The AuthInfo the SDK passes to the factory; its `token` stays empty: nothing past the guard needs the token. */
+export function authInfoFor(caller: Caller, requestId: string): AuthInfo {
+  const extra: RequestExtra = { caller, requestId };
+  return { token: '', clientId: caller.clientId ?? caller.sub, scopes: [...caller.scopes], expiresAt: caller.expiresAt, extra: { ...extra } };
+}
+
+/**
+ * A low-level MCP Server for one HTTP request, on either protocol era: `createMcpHandler` (2026-07-28) and the
+ * stateless 2025-era transport both build one per request from `forRequest`, so the two eras cannot drift apart.
+ * The low-level Server lets tools/list come straight from the catalogue and an unknown tool be a JSON-RPC -32602.
  * resources/* serve the MCP Apps views that catalogue tools name (hosts without the extension ignore them).
  */
 @Injectable()
@@ -32,19 +50,26 @@ export class McpServerFactory {
     private readonly views: McpViews,
   ) {}
 
+  /** createMcpHandler's factory: the caller comes from the AuthInfo the controller set after the bearer guard. */
+  readonly forRequest = (context: Pick<McpRequestContext, 'authInfo'>): Server => {
+    const extra = context.authInfo?.extra as RequestExtra | undefined;
+    // The controller runs every request through the bearer guard first; a request without a caller is a wiring bug.
+    if (!extra?.caller) throw new Error('MCP request reached the server without a verified caller');
+    return this.create(extra.caller, extra.requestId);
+  };
+
   create(caller: Caller, requestId: string): Server {
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: SERVER_INSTRUCTIONS,
       jsonSchemaValidator: this.jsonSchemaValidator,
+      cacheHints: CACHE_HINTS,
     });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS }));
-    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: VIEW_RESOURCES }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => this.views.read(request.params.uri));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.toolCalls.call(request.params, caller, requestId, extra.requestId),
-    );
+    server.setRequestHandler('tools/list', () => ({ tools: MCP_TOOLS }));
+    server.setRequestHandler('resources/list', () => ({ resources: VIEW_RESOURCES }));
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('resources/read', (request) => this.views.read(request.params.uri));
+    server.setRequestHandler('tools/call', (request, context) => this.toolCalls.call(request.params, caller, requestId, context.mcpReq.id));
     return server;
   }
 }

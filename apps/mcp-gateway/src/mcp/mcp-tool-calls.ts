@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/server';
 import { APP_CONFIG } from '@adintel/config';
 import { findTool, parseToolArgs } from '@adintel/tool-catalogue';
 import { ServiceError } from '@adintel/contracts';
@@ -12,9 +12,8 @@ import type { JsonRpcId } from './json-rpc-envelope';
 import { toolFailure, toolResult } from './mcp-tools';
 
 /**
- * How a tools/call is answered, whichever way it arrived: through the SDK's server (McpServerFactory)
- * or straight from the controller (the JSON answer of a plain tools/call, see McpController).
- * An unknown tool is a JSON-RPC -32602 (McpError); every other failure is an `isError` result.
+ * How a tools/call is answered, on either protocol era (McpServerFactory registers it as the SDK server's handler).
+ * An unknown tool is a JSON-RPC -32602 (ProtocolError); every other failure is an `isError` result.
  */
 @Injectable()
 export class McpToolCalls {
@@ -25,11 +24,11 @@ export class McpToolCalls {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** `params` were checked against the SDK's CallToolRequest schema (checkEnvelope, or the SDK itself). */
+  /** `params` were checked against the SDK's CallToolRequest schema (checkEnvelope, then the SDK itself). */
   async call(params: CallToolRequest['params'], caller: Caller, requestId: string, callId: JsonRpcId): Promise<CallToolResult> {
     const tool = findTool(params.name);
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(params.name)}; tools/list names the available tools`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool ${JSON.stringify(params.name)}; tools/list names the available tools`);
     }
     const fail = (spec: ProblemSpec) =>
       toolFailure(renderProblem(spec, { baseUrl: this.config.PUBLIC_BASE_URL, instance: `/mcp#${tool.name}`, requestId }), requestId);

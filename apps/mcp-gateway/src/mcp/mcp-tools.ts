@@ -1,10 +1,9 @@
 import { INTERFACE_VERSION, type Problem } from '@adintel/contracts';
 import { inputJsonSchema, outputJsonSchema, TOOLS } from '@adintel/tool-catalogue';
-import { ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { viewUri } from '@adintel/mcp-views';
 import type { ToolView } from '@adintel/tool-catalogue';
 import { nothingCharged, receiptFields, type Receipt } from '../invocation/receipt';
-import type { JsonRpcId } from './json-rpc-envelope';
 
 export const SERVER_INFO = { name: 'ad-intel', title: 'Ad intelligence', version: INTERFACE_VERSION };
 
@@ -33,7 +32,7 @@ function viewMeta(view: ToolView) {
 
 /**
  * A tool's answer: the JSON as structuredContent, a text copy for clients that only read text, the receipt in _meta.
- * The text is exactly JSON.stringify of structuredContent: toolCallAnswer writes it in both places.
+ * The text is exactly JSON.stringify of structuredContent.
  */
 export function toolResult(result: unknown, receipt: Receipt, requestId: string): CallToolResult {
   return {
@@ -59,33 +58,4 @@ export function toolFailure(problem: Problem, requestId: string): CallToolResult
 /** The same receipt fields REST sends as headers (invocation/receipt.ts). */
 function receiptMeta(receipt: Receipt, requestId: string) {
   return { ...receiptFields(receipt), request_id: requestId };
-}
-
-/**
- * The JSON-RPC answer to a tools/call, as the SDK's transport would send it, with the result turned into
- * JSON once: a toolResult's text block already is the JSON of its structuredContent, so that text is
- * written in place of serialising the (13 KB for a search page) object a second time.
- */
-export function toolCallAnswer(id: JsonRpcId, result: CallToolResult): string {
-  const { structuredContent, ...rest } = result;
-  const [block] = result.content;
-  const structuredJson = result.content.length === 1 && block?.type === 'text' ? block.text : undefined;
-  if (structuredContent === undefined || structuredJson === undefined) return JSON.stringify({ jsonrpc: '2.0', id, result });
-  const head = JSON.stringify({ jsonrpc: '2.0', id, result: rest });
-  // head ends with the `}}` closing result and the message.
-  return `${head.slice(0, -2)},"structuredContent":${structuredJson}}}`;
-}
-
-/** A JSON-RPC error answer, made from a thrown error the way the SDK's Protocol makes it (McpError: its code and data). */
-export function toolCallError(id: JsonRpcId, error: unknown): string {
-  const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id,
-    error: {
-      code: Number.isSafeInteger(code) ? code : ErrorCode.InternalError,
-      message: message ?? 'Internal error',
-      ...(data !== undefined && { data }),
-    },
-  });
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceNotFoundError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
 import type { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps' with { 'resolution-mode': 'import' };
 import { APP_CONFIG } from '@adintel/config';
 import { readBuiltViews, VIEWS, viewUri } from '@adintel/mcp-views';
@@ -8,9 +8,6 @@ import type { AppConfig } from '../config';
 
 /** MCP Apps' MIME type of a view (the compiler checks it against the ext-apps constant). */
 export const VIEW_MIME_TYPE: typeof RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app';
-
-/** JSON-RPC code the MCP spec gives an unknown resource. */
-const RESOURCE_NOT_FOUND = -32002;
 
 /** The views some catalogue tool names: the catalogue is the one place that says which tool shows which view. */
 export const NAMED_VIEWS: readonly ToolView[] = [...new Set(TOOLS.flatMap((tool) => (tool.view ? [tool.view] : [])))];
@@ -39,7 +36,7 @@ export class McpViews {
   read(uri: string): ReadResourceResult {
     const view = NAMED_VIEWS.find((name) => viewUri(name) === uri);
     const text = view && this.html.get(view);
-    if (!text) throw new McpError(RESOURCE_NOT_FOUND as ErrorCode, `unknown resource ${JSON.stringify(uri)}; resources/list names the views`, { uri });
+    if (!text) throw new ResourceNotFoundError(uri, `unknown resource ${JSON.stringify(uri)}; resources/list names the views`);
     // ext-apps' McpUiResourceMeta (its package types do not export it under Node resolution).
     const ui = { csp: {}, prefersBorder: true };
     return { contents: [{ uri, mimeType: VIEW_MIME_TYPE, text, _meta: { ui } }] };

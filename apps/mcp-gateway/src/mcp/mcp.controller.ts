@@ -1,74 +1,79 @@
-import { Controller, Delete, Get, Inject, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Logger, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, type NodeIncomingMessageLike, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { APP_CONFIG } from '@adintel/config';
 import { currentRequestId } from '@adintel/observability';
 import type { AppConfig } from '../config';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';
 import { ProblemException } from '../problems/problem';
-import { McpServerFactory } from './mcp-server.factory';
+import { authInfoFor, McpServerFactory } from './mcp-server.factory';
 import { allowOrigin, answerOptions } from './cors';
 import { carryIdempotencyKey } from './idempotency-meta';
-import { checkEnvelope, directToolCall, jsonRpcError, type DirectToolCall, type EnvelopeRejection } from './json-rpc-envelope';
-import { McpToolCalls } from './mcp-tool-calls';
-import { toolCallAnswer, toolCallError } from './mcp-tools';
+import { checkEnvelope, jsonRpcError, type EnvelopeRejection, type ProtocolEra } from './json-rpc-envelope';
 import { OriginGuard } from './origin.guard';
 
-/** MCP Streamable HTTP, stateless: every POST gets its own server and transport, but for a plain tools/call answered in JSON. */
+type ResponseMode = 'json' | 'sse';
+
+/**
+ * MCP Streamable HTTP on both protocol eras, stateless, one endpoint. The bearer and Origin guards run first on
+ * every request; then the SDK's own classification (`isLegacyRequest`) picks the era:
+ * - 2026-07-28 (a `_meta` envelope claim): the SDK's `createMcpHandler`, which owns `server/discover`, the standard
+ *   header checks, `resultType`, cache hints and the unsupported-version answer;
+ * - 2025-era (no claim, as every 2025-11-25 client sends): a per-request server on the SDK's stateless transport
+ *   with JSON responses, as before. createMcpHandler's own legacy fallback answers 2025-era calls only as SSE,
+ *   which the 2025 clients read but plain JSON-RPC callers (the service contract's `tools/call`) cannot.
+ * Both build their server with the same factory, so tools, views and answers are the same on both eras.
+ */
 @Controller('mcp')
 export class McpController {
+  private readonly logger = new Logger('McpController');
+  private readonly modern: Record<ResponseMode, NodeMcpRequestHandler>;
+
   constructor(
     private readonly servers: McpServerFactory,
-    private readonly toolCalls: McpToolCalls,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    const onerror = (error: Error) => this.logger.warn(`MCP request failed in the SDK: ${error.message}`);
+    // 'auto' answers in JSON unless a handler sends a notification first, which ours never do.
+    const modern = (responseMode: 'auto' | 'sse') =>
+      toNodeHandler(createMcpHandler(servers.forRequest, { legacy: 'reject', responseMode, onerror }), { onerror });
+    this.modern = { json: modern('auto'), sse: modern('sse') };
+  }
 
   @Post()
   @UseGuards(OriginGuard, BearerAuthGuard)
   async post(@Req() req: Request, @Res() res: Response, @CurrentCaller() caller: Caller): Promise<void> {
     allowOrigin(req, res, this.config.MCP_ALLOWED_ORIGINS);
-    const streaming = responseMode(req.headers.accept) === 'sse';
+    const mode = responseMode(req.headers.accept);
     const requestId = currentRequestId() ?? 'unknown';
+    const era: ProtocolEra = (await isLegacyRequest(headersOf(req), req.body)) ? 'legacy' : 'modern';
     // Another Content-Type is left to the SDK, which answers 415.
     if (req.is('application/json')) {
-      const verdict = checkEnvelope(req.body);
+      const verdict = checkEnvelope(req.body, era);
       const rejection = verdict.ok ? carryIdempotencyKey(req.body, req.headers['idempotency-key']) : verdict.rejection;
       if (rejection) {
-        sendRejection(res, rejection, streaming);
-        return;
-      }
-      const call = streaming ? undefined : directToolCall(req.body, req.headers['mcp-protocol-version']);
-      if (call) {
-        await this.answerToolCall(res, call, caller, requestId);
+        sendRejection(res, rejection, mode);
         return;
       }
     }
     // The SDK insists on both media types; a client that accepts one of them is served in that one.
     req.headers.accept = 'application/json, text/event-stream';
+    if (era === 'legacy') {
+      await this.serveLegacy(req, res, caller, requestId, mode);
+      return;
+    }
+    await this.modern[mode](sdkRequest(req, authInfoFor(caller, requestId)), res, req.body);
+  }
+
+  private async serveLegacy(req: Request, res: Response, caller: Caller, requestId: string, mode: ResponseMode): Promise<void> {
     const server = this.servers.create(caller, requestId);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streaming });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' });
     // Closing the server closes its transport (closing both would end the connection twice).
     res.on('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
-  }
-
-  /**
-   * The JSON answer to a plain tools/call (nearly every call an agent makes), written here rather than by a
-   * per-request SDK server and transport: those validate the message three more times, the result once more,
-   * serialise the result twice and go through a web Request/Response pair, the largest share of the
-   * gateway's CPU per MCP call in its profile (apps/e2e/bench). The answer is the one the SDK would send.
-   */
-  private async answerToolCall(res: Response, call: DirectToolCall, caller: Caller, requestId: string): Promise<void> {
-    let body: string;
-    try {
-      body = toolCallAnswer(call.id, await this.toolCalls.call(call.params, caller, requestId, call.id));
-    } catch (error) {
-      body = toolCallError(call.id, error);
-    }
-    res.status(200).setHeader('Content-Type', 'application/json');
-    res.end(body);
   }
 
   /** CORS preflight of browser-based clients; never a 404. */
@@ -99,17 +104,17 @@ const postOnly = () =>
   });
 
 /** A request with bad params is answered in the mode the client asked for, like any other answer. */
-function sendRejection(res: Response, rejection: EnvelopeRejection, streaming: boolean): void {
+function sendRejection(res: Response, rejection: EnvelopeRejection, mode: ResponseMode): void {
   const body = jsonRpcError(rejection);
   res.status(rejection.status);
-  if (streaming && rejection.status === 200) {
+  if (mode === 'sse' && rejection.status === 200) {
     res.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
     return;
   }
   res.json(body);
 }
 
-function responseMode(accept: string | undefined): 'json' | 'sse' {
+function responseMode(accept: string | undefined): ResponseMode {
   if (!accept) return 'json';
   const types = (accept ?? '').split(',').map((part) => part.split(';')[0].trim().toLowerCase());
   if (types.includes('application/json') || types.includes('*/*') || types.includes('application/*')) return 'json';
@@ -119,4 +124,31 @@ function responseMode(accept: string | undefined): 'json' | 'sse' {
     code: 'not_acceptable',
     detail: 'send Accept: application/json, text/event-stream',
   });
+}
+
+/**
+ * What the SDK's classification reads: the method and the headers (the body is the one Express parsed). The URL
+ * plays no part, so a fixed one keeps a caller's path and query out of the `Request` constructor.
+ */
+function headersOf(req: Request): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new globalThis.Request('http://gateway/mcp', { method: req.method, headers });
+}
+
+/**
+ * The request as the SDK's Node adapter reads it (the body it is given already parsed). The adapter builds a URL
+ * from Host and the path, which a malformed Host would turn into a 500; neither plays a part in MCP (the Origin
+ * is checked by OriginGuard), so both are fixed here.
+ */
+function sdkRequest(req: Request, auth: AuthInfo): NodeIncomingMessageLike {
+  return {
+    method: req.method,
+    url: '/mcp',
+    headers: { ...req.headers, host: 'gateway' },
+    auth,
+    [Symbol.asyncIterator]: () => req[Symbol.asyncIterator](),
+  };
 }

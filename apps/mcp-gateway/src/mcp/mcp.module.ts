@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { InvocationModule } from '../invocation/invocation.module';
+import { LlmsTxtController } from './llms-txt.controller';
 import { McpController } from './mcp.controller';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpToolCalls } from './mcp-tool-calls';
@@ -9,7 +10,7 @@ import { OriginGuard } from './origin.guard';
 
 @Module({
   imports: [AuthModule, InvocationModule],
-  controllers: [McpController],
+  controllers: [McpController, LlmsTxtController],
   providers: [McpServerFactory, McpToolCalls, McpViews, OriginGuard],
 })
 export class McpModule {}

@@ -119,7 +119,7 @@ describe('MCP at /mcp (stateless Streamable HTTP, real SDK client)', () => {
     expect(streamed.result.structuredContent).toEqual(body.result.structuredContent);
   });
 
-  it('answers a plain tools/call itself exactly as the SDK server answers it (SSE is still the SDK)', async () => {
+  it('answers a tools/call the same in JSON and in SSE', async () => {
     const answers = async (body: object, headers: Record<string, string> = {}) => {
       const json = await rpc(body, headers);
       const sse = await rpc(body, { ...headers, accept: 'text/event-stream' });
@@ -141,7 +141,7 @@ describe('MCP at /mcp (stateless Streamable HTTP, real SDK client)', () => {
     const unknown = await answers(call(3, 'drop_tables', {}));
     expect(unknown.direct).toEqual(unknown.sdk);
     expect(unknown.direct).toMatchObject({ id: 3, error: { code: ErrorCode.InvalidParams } });
-    // Paid: two calls (the direct one first), each charged what it returned, with the same receipt either way.
+    // Paid: two calls (the JSON one first), each charged what it returned, with the same receipt either way.
     const paid = await answers(call(4, 'search_ads', { limit: 2 }));
     expect(paid.direct.result.structuredContent).toEqual(paid.sdk.result.structuredContent);
     expect(paid.direct.result._meta).toEqual({ ...paid.sdk.result._meta, tokens_remaining: paid.direct.result._meta.tokens_remaining });

@@ -63,6 +63,8 @@ export function fakeQuery(available = 7): FakeService {
       trend_dimensions: ['geo'],
       breakdown_fields: ['country'],
       data_window: { first_seen_date: null, last_seen_date: null },
+      data_as_of: null,
+      data_updated_at: null,
       tools: [],
     }))
     .on(QueryMessages.ping, () => ({ service: 'query', at: new Date().toISOString() }));

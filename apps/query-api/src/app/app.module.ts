@@ -9,6 +9,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import type { AppConfig } from '../config';
 import { CreativesModule } from '../creatives/creatives.module';
 import { DomainsModule } from '../domains/domains.module';
+import { LiveModule } from '../live/live.module';
 import { PagingModule } from '../paging/paging.module';
 import { StoreModule } from '../store/store.module';
 import { TrendsModule } from '../trends/trends.module';
@@ -39,6 +40,7 @@ export class AppModule {
         DomainsModule,
         AppsModule,
         CatalogModule,
+        LiveModule,
       ],
     };
   }

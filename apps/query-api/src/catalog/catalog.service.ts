@@ -31,6 +31,8 @@ export class CatalogService {
       trend_dimensions: [...TREND_DIMENSIONS],
       breakdown_fields: [...BREAKDOWN_FIELDS],
       data_window: { first_seen_date: data.firstSeenDate, last_seen_date: data.lastSeenDate },
+      data_as_of: data.lastSeenDate,
+      data_updated_at: this.dataWindow.liveUpdatedAt(),
       tools: TOOLS.map((tool) => ({ name: tool.name, cost: describeCost(tool.cost), http: restRoute(tool) })),
     };
   }

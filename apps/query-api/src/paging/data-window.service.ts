@@ -15,6 +15,7 @@ const MAX_WINDOW_DAYS = 731;
 @Injectable()
 export class DataWindowService {
   private cached: { at: number; data: CatalogData } | null = null;
+  private liveThroughMs: number | null = null;
 
   constructor(@Inject(AD_STORE) private readonly store: AdStore) {}
 
@@ -23,6 +24,21 @@ export class DataWindowService {
       this.cached = { at: Date.now(), data: await this.store.catalog() };
     }
     return this.cached.data;
+  }
+
+  /** The store changed (a live batch was applied): the next call reads the data window again. */
+  invalidate(): void {
+    this.cached = null;
+  }
+
+  /** Every live sighting up to this XADD time (ms) has been applied (see src/live). */
+  noteApplied(entryTimeMs: number): void {
+    if (this.liveThroughMs === null || entryTimeMs > this.liveThroughMs) this.liveThroughMs = entryTimeMs;
+  }
+
+  /** ISO time of the newest live sighting applied, as its producer added it; null when none since start. */
+  liveUpdatedAt(): string | null {
+    return this.liveThroughMs === null ? null : new Date(this.liveThroughMs).toISOString();
   }
 
   async today(): Promise<string> {

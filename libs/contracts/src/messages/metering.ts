@@ -9,6 +9,8 @@ import { defineMessage, Pong } from './define';
  * Metering decides which pool pays.
  */
 const CallerId = Id;
+/** The OAuth client that made the call for an owner (the token's `client_id`; a metadata document URL is one). */
+const ClientId = z.string().min(1).max(2048);
 const RequestId = z.string().min(1).max(128);
 const ToolName = z.string().min(1).max(64);
 
@@ -43,7 +45,7 @@ export type OwnerAccount = z.infer<typeof OwnerAccount>;
 export const MeteringMessages = {
   reserve: defineMessage(
     'metering.reserve',
-    z.object({ request_id: RequestId, caller_id: CallerId, tool: ToolName, amount: z.int().min(0) }),
+    z.object({ request_id: RequestId, caller_id: CallerId, client_id: ClientId.optional(), tool: ToolName, amount: z.int().min(0) }),
     Reservation,
   ),
   settle: defineMessage(

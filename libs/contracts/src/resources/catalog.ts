@@ -15,6 +15,10 @@ export const Catalog = z.object({
   trend_dimensions: z.array(z.string()),
   breakdown_fields: z.array(z.string()),
   data_window: z.object({ first_seen_date: z.string().nullable(), last_seen_date: z.string().nullable() }),
+  /** The newest sighting (latest last_seen_date, YYYY-MM-DD): "today" for default windows and status. */
+  data_as_of: z.string().nullable(),
+  /** When the newest live sighting applied was published (ISO time of its stream entry); null before the first one. */
+  data_updated_at: z.string().nullable(),
   tools: z.array(z.object({ name: z.string(), cost: z.string(), http: z.string() })),
 });
 export type Catalog = z.infer<typeof Catalog>;

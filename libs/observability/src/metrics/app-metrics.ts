@@ -30,6 +30,7 @@ export class AppMetrics implements OnModuleInit, OnModuleDestroy {
     @InjectMetric(METRICS.toolCalls.name) private readonly toolCalls: Counter<string>,
     @InjectMetric(METRICS.toolDuration.name) private readonly toolDuration: Histogram<string>,
     @InjectMetric(METRICS.tokensCharged.name) private readonly tokensCharged: Counter<string>,
+    @InjectMetric(METRICS.limitRefusals.name) private readonly limitRefusals: Counter<string>,
     @InjectMetric(METRICS.transportMessages.name) private readonly transportMessages: Counter<string>,
     @InjectMetric(METRICS.transportDuration.name) private readonly transportDuration: Histogram<string>,
     @InjectMetric(METRICS.storeQueries.name) private readonly storeQueries: Histogram<string>,
@@ -59,6 +60,11 @@ export class AppMetrics implements OnModuleInit, OnModuleDestroy {
 
   recordTokensCharged(tool: string, plan: string, tokens: number) {
     if (tokens > 0) this.tokensCharged.inc({ tool, plan }, tokens);
+  }
+
+  /** One request refused by the abuse limit named `limit`. */
+  recordLimitRefusal(limit: string) {
+    this.limitRefusals.inc({ limit });
   }
 
   /** Runs one store query and records its latency by engine and operation. */

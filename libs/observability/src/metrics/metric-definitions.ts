@@ -34,6 +34,11 @@ export const METRICS = {
     help: 'Tokens charged by settled calls, by tool and plan of the paying pool',
     labelNames: ['tool', 'plan'],
   },
+  limitRefusals: {
+    name: 'adintel_limit_refusals_total',
+    help: 'Requests refused (429) by an abuse limit of the auth server or the gateway, by limit (see docs/security.md); trials_global is the alert',
+    labelNames: ['limit'],
+  },
   transportMessages: {
     name: 'adintel_transport_messages_total',
     help: 'Transport messages, by direction (sent by a client, handled by a server), pattern and outcome',

@@ -6,6 +6,7 @@ import { seriesFor, usageChart } from './usage-chart';
 export const NOTICES: Record<string, string> = {
   attached: 'Agent attached: it now draws from your plan.',
   detached: 'Agent detached: it is back on its own trial balance.',
+  revoked: 'Access revoked: that application can no longer call the service (its tokens stop working within seconds).',
 };
 
 export function accountLoginPage(csrf: string, options: { email?: string; error?: string } = {}): string {
@@ -39,7 +40,11 @@ export function accountPage(
   messages: { notice?: string; error?: string; clientId?: string } = {},
 ): string {
   const { owner, account, usage } = overview;
-  const names = new Map(account.agents.map((a) => [a.agent_id, a.client_name ?? a.agent_id]));
+  // The chart's series: attached agents, and the applications that spent the owner's pool for her (by client id).
+  const names = new Map([
+    ...overview.approved.map((c): [string, string] => [c.clientId, c.clientName ?? c.clientId]),
+    ...account.agents.map((a): [string, string] => [a.agent_id, a.client_name ?? a.agent_id]),
+  ]);
   const series = seriesFor(usage.rows, names);
   const totals = new Map<string, { charged: number; calls: number }>();
   for (const row of usage.rows) {
@@ -66,6 +71,19 @@ ${
 <tbody>${account.agents.map(
         (a) => html`<tr><td>${a.client_name ?? '(unnamed)'}</td><td><code>${a.agent_id}</code></td><td>${a.attached_at.slice(0, 10)}</td>
 <td><form method="post" action="/account/agents/${encodeURIComponent(a.agent_id)}/detach" class="inline"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="danger" aria-label="Detach ${a.client_name ?? a.agent_id}">Detach</button></form></td></tr>`,
+      )}</tbody></table>`
+}
+</section>
+<section class="card" aria-labelledby="approved-heading">
+<h2 id="approved-heading">Applications you approved</h2>
+${
+  overview.approved.length === 0
+    ? html`<p class="muted">You have not approved any application.</p>`
+    : html`<table><caption class="muted">Applications that act on your plan after you signed in and approved them</caption>
+<thead><tr><th scope="col">Application</th><th scope="col">Client id</th><th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>${overview.approved.map(
+        (c) => html`<tr><td>${c.clientName ?? '(unnamed)'}</td><td><code>${c.clientId}</code></td><td>${c.lastUsedAt.slice(0, 16).replace('T', ' ')} UTC</td>
+<td><form method="post" action="/account/clients/${encodeURIComponent(c.grantId)}/revoke" class="inline"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="danger" aria-label="Revoke ${c.clientName ?? c.clientId}">Revoke</button></form></td></tr>`,
       )}</tbody></table>`
 }
 </section>

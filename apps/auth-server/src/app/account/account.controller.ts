@@ -55,7 +55,7 @@ export class AccountController {
     const email = str(body['email'], 254);
     let sessionId: string | undefined;
     try {
-      sessionId = await this.accounts.signIn(email, str(body['password'], 1024));
+      sessionId = await this.accounts.signIn(email, str(body['password'], 1024), req.ip ?? 'unknown');
     } catch (error) {
       if (!(error instanceof LoginThrottledError)) throw error;
       res.set('Retry-After', String(error.retryAfterSeconds));
@@ -73,7 +73,9 @@ export class AccountController {
   @Post('logout')
   async logout(@Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
     const session = await this.session(req);
-    if (session && this.validForm(req, session.id, body)) await this.accounts.signOut(session.id);
+    // Without its CSRF token a sign-out is another site's doing: the owner stays signed in.
+    if (session && !this.validForm(req, session.id, body)) return res.redirect(HttpStatus.SEE_OTHER, '/account');
+    if (session) await this.accounts.signOut(session.id);
     res.clearCookie(SESSION_COOKIE, this.cookieBase);
     res.redirect(HttpStatus.SEE_OTHER, '/account/login');
   }
@@ -85,7 +87,7 @@ export class AccountController {
     if (!this.validForm(req, session.id, body)) return this.renderAccount(res, session.owner, session.csrf, HttpStatus.FORBIDDEN, { error: 'The form expired; try again.' });
     const clientId = str(body['client_id'], 128);
     try {
-      await this.accounts.attach(session.owner, clientId, str(body['client_secret'], 512));
+      await this.accounts.attach(session.owner, clientId, str(body['client_secret'], 512), req.ip ?? 'unknown');
     } catch (error) {
       if (!(error instanceof AccountActionError)) throw error;
       return this.renderAccount(res, session.owner, session.csrf, error.status, { error: error.message, clientId });
@@ -94,17 +96,27 @@ export class AccountController {
   }
 
   @Post('agents/:agentId/detach')
-  async detach(@Param('agentId') agentId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
+  detach(@Param('agentId') agentId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
+    return this.act(req, res, body, 'detached', (owner) => this.accounts.detach(owner, agentId));
+  }
+
+  @Post('clients/:grantId/revoke')
+  revokeClient(@Param('grantId') grantId: string, @Body() body: FormBody, @Req() req: Request, @Res() res: Response) {
+    return this.act(req, res, body, 'revoked', (owner) => this.accounts.revokeClient(owner, grantId.slice(0, 128)));
+  }
+
+  /** A button of the account page: signed in, its form token, the action, then back to the page with `notice`. */
+  private async act(req: Request, res: Response, body: FormBody, notice: keyof typeof NOTICES, action: (owner: OwnerRecord) => Promise<unknown>) {
     const session = await this.session(req);
     if (!session) return res.redirect(HttpStatus.SEE_OTHER, '/account/login');
     if (!this.validForm(req, session.id, body)) return this.renderAccount(res, session.owner, session.csrf, HttpStatus.FORBIDDEN, { error: 'The form expired; try again.' });
     try {
-      await this.accounts.detach(session.owner, agentId);
+      await action(session.owner);
     } catch (error) {
       if (!(error instanceof AccountActionError)) throw error;
       return this.renderAccount(res, session.owner, session.csrf, error.status, { error: error.message });
     }
-    res.redirect(HttpStatus.SEE_OTHER, '/account?notice=detached');
+    res.redirect(HttpStatus.SEE_OTHER, `/account?notice=${notice}`);
   }
 
   private async renderAccount(res: Response, owner: OwnerRecord, csrf: string, status: number, messages: { notice?: string; error?: string; clientId?: string }) {

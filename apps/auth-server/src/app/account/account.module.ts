@@ -6,10 +6,11 @@ import { AccountSessionRepository } from './account-session.repository';
 import { AccountController } from './account.controller';
 import { AccountService } from './account.service';
 import { AgentCredentialsVerifier } from './agent-credentials.verifier';
+import { ApprovedClients } from './approved-clients';
 
 @Module({
   imports: [OidcModule, OwnersModule, MeteringModule],
   controllers: [AccountController],
-  providers: [AccountService, AccountSessionRepository, AgentCredentialsVerifier],
+  providers: [AccountService, AccountSessionRepository, AgentCredentialsVerifier, ApprovedClients],
 })
 export class AccountModule {}

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type Provider from 'oidc-provider';
+import { clientSecretDigest } from '../oidc/client-secret-hash';
 import { InjectOidcProvider } from '../oidc/oidc.module';
 
 interface VerifiedAgent {
@@ -20,7 +21,7 @@ export class AgentCredentialsVerifier {
     const client = await this.provider.Client.find(clientId).catch(() => undefined);
     // Compare digests: constant time whatever the lengths, and the same work when the client is unknown.
     const expected = digest(client?.clientSecret ?? `unknown:${clientId}`);
-    const matches = timingSafeEqual(expected, digest(clientSecret));
+    const matches = timingSafeEqual(expected, digest(clientSecretDigest(clientSecret)));
     if (!client?.clientSecret || !matches) return undefined;
     return { agentId: client.clientId, clientName: client.clientName ?? null };
   }

@@ -30,6 +30,7 @@ export function consentPage(view: InteractionView): string {
 <h1>Allow access?</h1>
 <p><strong>${view.clientName}</strong> <span class="muted">(<code>${view.clientId}</code>)</span> asks to:</p>
 <ul>${scopes.map((s) => html`<li>${SCOPE_TEXT[s] ?? s}</li>`)}</ul>
+<p>If you allow it, access is handed to <strong>${URL.parse(view.redirectUri)?.host ?? view.redirectUri}</strong> <span class="muted">(<code>${view.redirectUri}</code>)</span>. Allow only if that is the application you meant to use.</p>
 <div class="actions">
 <form method="post" action="${base(view.uid)}/confirm" class="inline"><input type="hidden" name="csrf" value="${view.csrf}"><button type="submit">Allow</button></form>
 <form method="post" action="${base(view.uid)}/abort" class="inline"><input type="hidden" name="csrf" value="${view.csrf}"><button type="submit" class="secondary">Deny</button></form>

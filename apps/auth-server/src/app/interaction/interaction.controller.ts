@@ -41,7 +41,7 @@ export class InteractionController {
       const view = await this.interactions.view(details);
       if (view.prompt !== 'login') return send(res, HttpStatus.OK, consentPage(view));
       const email = str(body.email, 254);
-      const owner = await this.interactions.authenticate(email, str(body.password, 1024)).catch((error: unknown) => {
+      const owner = await this.interactions.authenticate(email, str(body.password, 1024), req.ip ?? 'unknown').catch((error: unknown) => {
         if (!(error instanceof LoginThrottledError)) throw error;
         res.set('Retry-After', String(error.retryAfterSeconds));
         send(res, HttpStatus.TOO_MANY_REQUESTS, loginPage(view, { email, error: throttledMessage(error.retryAfterSeconds) }));

@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
+import { MeteringGateway } from '../metering/metering.gateway';
 import { OwnersService } from '../owners/owners.service';
 import { InjectOidcProvider, KEY_MATERIAL } from '../oidc/oidc.module';
 import type { KeyMaterial } from '../keys/key-material';
@@ -18,12 +19,15 @@ export interface InteractionView {
   readonly clientId: string;
   readonly clientName: string;
   readonly scopes: string[];
+  /** Where the code goes (the request's redirect_uri): the name is the client's own choice, this is not. */
+  readonly redirectUri: string;
   readonly csrf: string;
 }
 
 /** The owner-facing steps of the authorization-code flow: sign in, then consent. */
 @Injectable()
 export class InteractionService {
+  private readonly logger = new Logger(InteractionService.name);
   readonly formTokens: FormTokens;
 
   constructor(
@@ -31,6 +35,7 @@ export class InteractionService {
     @Inject(KEY_MATERIAL) keys: KeyMaterial,
     @Inject(APP_CONFIG) readonly config: AppConfig,
     private readonly owners: OwnersService,
+    private readonly metering: MeteringGateway,
   ) {
     this.formTokens = new FormTokens(keys.cookieKeys);
   }
@@ -48,6 +53,7 @@ export class InteractionService {
       prompt: details.prompt.name === 'login' ? 'login' : 'consent',
       clientId,
       clientName: client?.clientName ?? clientId,
+      redirectUri: String(details.params['redirect_uri'] ?? ''),
       scopes: String(details.params['scope'] ?? '')
         .split(' ')
         .filter(Boolean),
@@ -66,8 +72,15 @@ export class InteractionService {
     return this.formTokens.verify(`interaction:${uid}`, csrf);
   }
 
-  authenticate(email: string, password: string) {
-    return this.owners.authenticate(email, password);
+  async authenticate(email: string, password: string, ip: string) {
+    const owner = await this.owners.authenticate(email, password, ip);
+    // Metering learns the owner's plan now, not at the first /account visit: the owner's own calls draw from the
+    // plan from the first one (an owner metering does not know would be metered as a trial). Best effort, not awaited:
+    // sign-in does not wait on metering, and the code exchange that follows takes longer than this message.
+    if (owner) {
+      this.metering.upsertOwner(owner.owner_id, owner.plan).catch((error: unknown) => this.logger.warn(`metering did not record ${owner.owner_id}: ${(error as Error).message}`));
+    }
+    return owner;
   }
 
   finish(req: Request, res: Response, result: InteractionResults, merge: boolean): Promise<void> {

@@ -40,10 +40,36 @@ export interface CimdPolicyOptions {
 
 export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
+/**
+ * Blocks ipaddr.js calls `unicast` that are not the public internet: benchmarking (198.18.0.0/15, 2001:2::/48), IETF
+ * protocol assignments (192.0.0.0/24), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48) and 6to4
+ * (2002::/16), which embed an IPv4 address that may be private, deprecated site-local (fec0::/10), discard-only
+ * (100::/64) and ORCHID (2001:10::/28, 2001:20::/28).
+ */
+const NOT_PUBLIC = [
+  '198.18.0.0/15',
+  '192.0.0.0/24',
+  '2001:2::/48',
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
+  'fec0::/10',
+  '100::/64',
+  '2001:10::/28',
+  '2001:20::/28',
+].map((cidr) => ipaddr.parseCIDR(cidr));
+
 /** Globally routable unicast only: private, loopback, link-local, CGNAT, multicast, reserved ... are refused. */
 export function checkAddress(address: string, allowLoopback: boolean): AddressVerdict {
   if (!ipaddr.isValid(address)) return { ok: false, reason: `${address} is not an IP address` };
-  const range = ipaddr.process(address).range();
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  const blocked = NOT_PUBLIC.find(([network, bits]) =>
+    parsed.kind() === 'ipv4'
+      ? network.kind() === 'ipv4' && (parsed as ipaddr.IPv4).match(network as ipaddr.IPv4, bits)
+      : network.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(network as ipaddr.IPv6, bits),
+  );
+  if (blocked) return { ok: false, reason: `${address} is in ${blocked[0].toString()}/${blocked[1]}, not the public internet` };
   if (range === 'unicast') return { ok: true };
   if (allowLoopback && range === 'loopback') return { ok: true };
   return { ok: false, reason: `${address} is a ${range} address` };

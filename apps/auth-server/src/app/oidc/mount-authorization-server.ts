@@ -3,13 +3,16 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { APP_CONFIG } from '@adintel/config';
-import { bodyFailureOf } from '@adintel/observability';
+import { AppMetrics, bodyFailureOf } from '@adintel/observability';
 import type { AppConfig } from '../../config';
 import { OAUTH_PREFIX } from './oidc-provider.factory';
 import { OIDC_PROVIDER } from './oidc.module';
+import { presentHashedSecret } from './client-secret-hash';
+import { MetadataFetchLimiter, metadataDocumentClientId } from './metadata-fetch-limiter';
 import { checkRegistration } from './registration-policy';
-import { RegistrationRateLimiter } from './registration-rate-limiter';
+import { type Admission, RegistrationRateLimiter } from './registration-rate-limiter';
 import { clientIdOf, TokenFailureLimiter } from './token-failure-limiter';
+import { RevokedAccessTokens } from './revoked-access-tokens';
 import { adaptTokenRequest } from './token-request';
 
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
@@ -40,16 +43,22 @@ function parseOr(parser: RequestHandler, format: string): RequestHandler {
     });
 }
 
-type LimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+type LimitVerdict = { allowed: true } | { allowed: false; limit: string; retryAfterSeconds: number };
 
 /**
- * Answers 429 + Retry-After when a limit is reached, and 503 when the limit cannot be read (a limit
- * that fails open would be no limit). Returns whether the request was answered.
+ * Answers 429 + Retry-After when a limit is reached (and counts it by limit), and 503 when the limit cannot be
+ * read (a limit that fails open would be no limit). Returns whether the request was answered.
  */
-async function refusedByLimit(res: Response, check: () => Promise<LimitVerdict>, text: { tooMany: string; unavailable: string }): Promise<boolean> {
+async function refusedByLimit(
+  res: Response,
+  metrics: AppMetrics,
+  check: () => Promise<LimitVerdict>,
+  text: { tooMany: string; unavailable: string },
+): Promise<boolean> {
   try {
     const verdict = await check();
     if (verdict.allowed) return false;
+    metrics.recordLimitRefusal(verdict.limit);
     oauthError(res, 429, 'rate_limited', text.tooMany, { 'Retry-After': String(verdict.retryAfterSeconds) });
   } catch (error) {
     new Logger('AuthorizationServer').error(`${text.unavailable}: the limit store failed: ${(error as Error).message}`);
@@ -61,17 +70,22 @@ async function refusedByLimit(res: Response, check: () => Promise<LimitVerdict>,
 /**
  * Puts oidc-provider in front of Nest's body parsers (call before `listen`):
  * - every request sees the public origin (PUBLIC_BASE_URL), whatever host and port it reached us on;
- * - POST /oauth2/register: per-IP rate limit, then the metadata allow-list;
- * - POST /oauth2/token: `audience` -> `resource`, unknown scopes refused;
- * - the provider answers its own paths; everything else goes on to Nest.
+ * - POST /oauth2/register: the metadata allow-list, then the limits per network and on trials;
+ * - POST /oauth2/token and /oauth2/revoke: wrong client secrets limited per address, secrets digested;
+ *   at the token endpoint `audience` -> `resource`, unknown scopes refused;
+ * - requests naming a client by metadata document URL: limited per network;
+ * - the provider answers its own paths (unframeable, JWT access tokens revocable); everything else goes on to Nest.
  */
 export function mountAuthorizationServer(app: NestExpressApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
   const provider = app.get<Provider>(OIDC_PROVIDER);
   const limiter = app.get(RegistrationRateLimiter);
   const tokenFailures = app.get(TokenFailureLimiter);
+  const metrics = app.get(AppMetrics);
+  const metadataFetches = app.get(MetadataFetchLimiter);
   const logger = new Logger('AuthorizationServer');
   const publicUrl = new URL(config.PUBLIC_BASE_URL);
+  provider.use(app.get(RevokedAccessTokens).accessTokenRevocation());
   const providerCallback = provider.callback();
 
   // X-Forwarded-For is believed only from the configured proxies: anyone else's would bypass per-IP limits.
@@ -86,44 +100,83 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   const json = parseOr(express.json({ limit: '16kb', type: () => true }), 'JSON');
   const form = parseOr(express.urlencoded({ extended: false, limit: '16kb' }), 'form data');
 
-  app.use(`${OAUTH_PREFIX}/register`, async (req: Request, res: Response, next: NextFunction) => {
+  app.use(`${OAUTH_PREFIX}/register`, (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST') return next();
-    const limited = await refusedByLimit(res, () => limiter.hit(req.ip ?? 'unknown'), {
-      tooMany: 'too many registrations from this address; try again later',
-      unavailable: 'registration is unavailable right now',
-    });
-    if (limited) return;
     if (!req.is('application/json')) return oauthError(res, 400, 'invalid_request', 'send the registration as Content-Type: application/json');
-    json(req, res, () => {
-      const verdict = checkRegistration(req.body);
+    json(req, res, async () => {
+      const verdict = checkRegistration(req.body, publicUrl.origin);
       if (!verdict.ok) return oauthError(res, 400, verdict.error, verdict.error_description);
+      const grantTypes = (req.body as { grant_types?: unknown }).grant_types;
+      const grantsTrial = Array.isArray(grantTypes) && grantTypes.includes('client_credentials');
+      let admission: Admission | undefined;
+      const limited = await refusedByLimit(
+        res,
+        metrics,
+        async () => {
+          const admitted = await limiter.admit(req.ip ?? 'unknown', grantsTrial);
+          if (admitted.allowed) admission = admitted.admitted;
+          return admitted;
+        },
+        {
+          tooMany: 'too many registrations from this network, or new trials are paused for everyone; try again later',
+          unavailable: 'registration is unavailable right now',
+        },
+      );
+      if (limited) return;
+      // A registration the provider refuses hands its place back: only clients that exist use up the limits.
+      res.on('finish', () => {
+        if (res.statusCode === 201 || !admission) return;
+        limiter.giveBack(admission).catch((error: unknown) => logger.warn(`could not give back a refused registration's count: ${(error as Error).message}`));
+      });
       next();
     });
   });
 
-  app.use(`${OAUTH_PREFIX}/token`, (req: Request, res: Response, next: NextFunction) => {
+  /**
+   * Where the provider checks a client secret (token and revocation endpoints): the form is parsed here, an
+   * address past a failure limit gets 429, and the provider's 401 invalid_client is counted.
+   */
+  const countingSecretFailures = (endpoint: string, then: RequestHandler): RequestHandler => (req, res, next) => {
     if (req.method !== 'POST' || !req.is('application/x-www-form-urlencoded')) return next();
     form(req, res, async () => {
       const clientId = clientIdOf(req.headers.authorization, req.body as Record<string, unknown>);
       const ip = req.ip ?? 'unknown';
-      const limited = await refusedByLimit(res, () => tokenFailures.check(clientId, ip), {
-        tooMany: 'too many failed client authentications; try again later',
-        unavailable: 'the token endpoint is unavailable right now',
+      const limited = await refusedByLimit(res, metrics, () => tokenFailures.check(clientId, ip), {
+        tooMany: 'too many failed client authentications from this address; try again later',
+        unavailable: `the ${endpoint} is unavailable right now`,
       });
       if (limited) return;
-      // The provider answers a failed client authentication with 401 invalid_client: count it.
+      presentHashedSecret(req);
       res.on('finish', () => {
         if (res.statusCode !== 401) return;
-        tokenFailures.failed(clientId, ip).catch((error: unknown) => logger.warn(`could not count a failed token request: ${(error as Error).message}`));
+        tokenFailures.failed(clientId, ip).catch((error: unknown) => logger.warn(`could not count a failed client authentication: ${(error as Error).message}`));
       });
+      then(req, res, next);
+    });
+  };
+
+  app.use(
+    `${OAUTH_PREFIX}/token`,
+    countingSecretFailures('token endpoint', (req, res, next) => {
       const verdict = adaptTokenRequest(req.body as Record<string, string | string[] | undefined>);
       if (!verdict.ok) return oauthError(res, 400, verdict.error, verdict.error_description);
       next();
-    });
-  });
+    }),
+  );
+  app.use(`${OAUTH_PREFIX}/revoke`, countingSecretFailures('revocation endpoint', (_req, _res, next) => next()));
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
     if (!servedByProvider(req.path)) return next();
+    // The provider's own pages (sign-out, errors) are never framed: no clickjacking of "Sign out" or of a consent.
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    if (metadataDocumentClientId(req.query, req.body)) {
+      const limited = await refusedByLimit(res, metrics, () => metadataFetches.admit(req.ip ?? 'unknown'), {
+        tooMany: 'too many requests naming clients by metadata document from this network; try again later',
+        unavailable: 'the authorization server is unavailable right now',
+      });
+      if (limited) return;
+    }
     void providerCallback(req, res);
   });
 }

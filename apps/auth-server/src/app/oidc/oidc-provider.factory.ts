@@ -54,7 +54,7 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
   if (cimd.testLoopbackCa) logger.warn('CIMD_TEST_LOOPBACK_CA_FILE is set: client_id metadata documents may come from loopback (tests only)');
 
   const configuration: Configuration = {
-    adapter: redisAdapterFactory(redis),
+    adapter: redisAdapterFactory(redis, { clientTtlSeconds: config.CLIENT_UNUSED_TTL_SECONDS }),
     jwks: keys.jwks,
     cookies: {
       keys: keys.cookieKeys,
@@ -136,6 +136,8 @@ export function createOidcProvider({ config, keys, redis, owners }: ProviderDeps
       Session: 14 * DAY,
       Grant: 30 * DAY,
     },
+    // The gateway refuses the access tokens of a revoked grant (revocation-list.ts): they carry its id.
+    extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' && token.grantId ? { grant_id: token.grantId } : undefined),
     // Agents signed in by an owner keep working after the owner's browser session ends.
     expiresWithSession: () => false,
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { type Redis, REDIS } from '@adintel/redis';
 import type Provider from 'oidc-provider';
 import { APP_CONFIG } from '@adintel/config';
@@ -8,13 +8,16 @@ import { MeteringGateway } from '../metering/metering.gateway';
 import { MeteringModule } from '../metering/metering.module';
 import { OwnersModule } from '../owners/owners.module';
 import { OwnersService } from '../owners/owners.service';
+import { ClientLifetime } from './client-lifetime';
 import { createOidcProvider } from './oidc-provider.factory';
+import { InjectOidcProvider, KEY_MATERIAL, OIDC_PROVIDER } from './oidc.tokens';
+import { MetadataFetchLimiter } from './metadata-fetch-limiter';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
+import { RevocationList } from './revocation-list';
+import { RevokedAccessTokens } from './revoked-access-tokens';
 import { TokenFailureLimiter } from './token-failure-limiter';
 
-export const OIDC_PROVIDER = Symbol('OIDC_PROVIDER');
-export const KEY_MATERIAL = Symbol('KEY_MATERIAL');
-export const InjectOidcProvider = () => Inject(OIDC_PROVIDER);
+export { OIDC_PROVIDER, KEY_MATERIAL, InjectOidcProvider } from './oidc.tokens';
 
 /** Tells metering about every new agent (a client that can use client_credentials), after the registration succeeded. */
 @Injectable()
@@ -44,7 +47,11 @@ class AgentRegistrationListener implements OnModuleInit {
     RegistrationRateLimiter,
     TokenFailureLimiter,
     AgentRegistrationListener,
+    ClientLifetime,
+    RevocationList,
+    RevokedAccessTokens,
+    MetadataFetchLimiter,
   ],
-  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter],
+  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter, ClientLifetime, RevocationList, RevokedAccessTokens, MetadataFetchLimiter],
 })
 export class OidcModule {}

@@ -1,5 +1,6 @@
 import { type Redis } from '@adintel/redis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { storedClientSecret } from './client-secret-hash';
 
 /** Models whose records belong to a grant: revoking the grant deletes them all. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -7,23 +8,27 @@ const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', '
 const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
 const grantKey = (grantId: string) => `grant:${grantId}`;
+/** The key of one record of a model (`Client`, `Grant`, ...), for code outside the adapter that manages its lifetime. */
+export const modelKey = (model: string, id: string) => `${model}:${id}`;
 const userCodeKey = (userCode: string) => `userCode:${userCode}`;
 const uidKey = (uid: string) => `uid:${uid}`;
 
 /**
  * oidc-provider storage on Redis, one adapter instance per model. Every record expires with its
- * artifact (Redis TTL = expiresIn); records without expiresIn (registered clients) are kept.
+ * artifact (Redis TTL = expiresIn); a registered client, which has none, lives `clientTtlSeconds` until it is
+ * used (ClientLifetime extends it on every token and keeps attached agents for good).
  */
-export function redisAdapterFactory(redis: Redis): new (name: string) => Adapter {
+export function redisAdapterFactory(redis: Redis, options: { clientTtlSeconds: number }): new (name: string) => Adapter {
   return class RedisAdapter implements Adapter {
     constructor(private readonly name: string) {}
 
     private key(id: string) {
-      return `${this.name}:${id}`;
+      return modelKey(this.name, id);
     }
 
-    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    async upsert(id: string, stored: AdapterPayload, expiresIn = this.name === 'Client' ? options.clientTtlSeconds : undefined): Promise<void> {
       const key = this.key(id);
+      const payload = this.withSecretDigest(stored);
       const multi = redis.multi();
       if (CONSUMABLE.has(this.name)) {
         multi.del(key);
@@ -58,7 +63,13 @@ export function redisAdapterFactory(redis: Redis): new (name: string) => Adapter
         return { ...(JSON.parse(payload) as AdapterPayload), ...(consumed ? { consumed: Number(consumed) } : {}) };
       }
       const data = await redis.get(key);
-      return data ? (JSON.parse(data) as AdapterPayload) : undefined;
+      return data ? this.withSecretDigest(JSON.parse(data) as AdapterPayload) : undefined;
+    }
+
+    /** A client's secret is stored, and read, as its digest only (client-secret-hash.ts). */
+    private withSecretDigest(payload: AdapterPayload): AdapterPayload {
+      const secret = payload['client_secret'];
+      return this.name === 'Client' && typeof secret === 'string' ? { ...payload, client_secret: storedClientSecret(secret) } : payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {

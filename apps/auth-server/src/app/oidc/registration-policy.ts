@@ -56,6 +56,8 @@ function redirectUriProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 2048 || !URL.canParse(value)) return 'must be absolute URIs of at most 2048 characters';
   const url = new URL(value);
   if (url.hash || value.includes('#')) return `must not have a fragment (${value})`;
+  // A wildcard is no host anyone can own; a redirect URI must name where the code goes, exactly.
+  if (url.hostname.includes('*') || url.hostname.includes('%2A') || url.hostname.includes('%2a')) return `must not have a wildcard host (${value})`;
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   return `must use https, or http on a loopback address (127.0.0.1, [::1], localhost); got ${JSON.stringify(value)}`;
@@ -90,8 +92,12 @@ const ACCEPTED_REGISTRATION_FIELDS = Object.keys(ACCEPTED);
 
 type RegistrationVerdict = { ok: true } | { ok: false; error: 'invalid_client_metadata' | 'invalid_request'; error_description: string };
 
-/** Checks an open (unauthenticated) registration request against the allow-list before the provider sees it. */
-export function checkRegistration(body: unknown): RegistrationVerdict {
+/**
+ * Checks an open (unauthenticated) registration request against the allow-list before the provider sees it.
+ * `issuerOrigin`: redirect URIs on the server's own origin are refused, so no client can make this server send a
+ * person (and a code) to one of its own pages.
+ */
+export function checkRegistration(body: unknown, issuerOrigin?: string): RegistrationVerdict {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     return { ok: false, error: 'invalid_request', error_description: 'the registration request must be a JSON object' };
   }
@@ -110,6 +116,10 @@ export function checkRegistration(body: unknown): RegistrationVerdict {
     }
     const problem = check(value);
     if (problem) return { ok: false, error: 'invalid_client_metadata', error_description: `${field} ${problem}` };
+  }
+  for (const field of ['redirect_uris', 'post_logout_redirect_uris']) {
+    const own = ((metadata[field] as string[] | undefined) ?? []).find((uri) => URL.parse(uri)?.origin === issuerOrigin);
+    if (own) return { ok: false, error: 'invalid_client_metadata', error_description: `${field} must not be on this server's own origin (${own})` };
   }
   const grants = (metadata['grant_types'] as string[] | undefined) ?? ['authorization_code'];
   if (grants.includes('client_credentials') && metadata['token_endpoint_auth_method'] === 'none') {

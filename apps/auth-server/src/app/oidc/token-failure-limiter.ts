@@ -2,14 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRedis, type Redis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
+import { hostOf } from './client-network';
 import { countHit, readCounts } from './fixed-window';
 
-export type TokenAttemptVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+export type TokenAttemptVerdict = { allowed: true } | { allowed: false; limit: string; retryAfterSeconds: number };
 
 /**
- * Failed client authentication at the token endpoint, counted per client id and per client IP in
- * fixed windows: past either limit the endpoint answers 429 until the window ends, even with the
- * right secret, so a secret cannot be guessed at network speed from one address or across many.
+ * Failed client authentications (a wrong client secret at the token and revocation endpoints, or when an owner
+ * attaches an agent), counted in fixed windows per (client id, address) and per address, where an address is an
+ * IPv4 address or an IPv6 /64 (client-network.ts). Past either limit that address gets 429 until the window ends:
+ * a stranger who fails a client's secret pauses only himself, never the client calling from its own address.
+ * There is no limit per client id alone, which anyone could trip: a secret is 256 random bits, not guessable
+ * across any number of addresses.
  */
 @Injectable()
 export class TokenFailureLimiter {
@@ -21,9 +25,10 @@ export class TokenFailureLimiter {
   async check(clientId: string | undefined, ip: string): Promise<TokenAttemptVerdict> {
     const counters = this.counters(clientId, ip);
     const counts = await readCounts(this.redis, counters.map((c) => c.name), this.config.TOKEN_FAILURE_WINDOW_SECONDS);
-    const over = counts.filter((count, i) => count.count >= (counters[i]?.limit ?? Infinity));
-    if (over.length === 0) return { allowed: true };
-    return { allowed: false, retryAfterSeconds: Math.max(...over.map((count) => count.secondsLeft)) };
+    const over = counters.flatMap((counter, i) => ((counts[i]?.count ?? 0) >= counter.limit ? [{ ...counter, secondsLeft: counts[i]?.secondsLeft ?? 1 }] : []));
+    const worst = over.sort((a, b) => b.secondsLeft - a.secondsLeft)[0];
+    if (!worst) return { allowed: true };
+    return { allowed: false, limit: worst.label, retryAfterSeconds: worst.secondsLeft };
   }
 
   async failed(clientId: string | undefined, ip: string): Promise<void> {
@@ -31,9 +36,12 @@ export class TokenFailureLimiter {
   }
 
   private counters(clientId: string | undefined, ip: string) {
+    const host = hostOf(ip);
     return [
-      { name: `ratelimit:token-failures:ip:${ip}`, limit: this.config.TOKEN_FAILURES_PER_IP },
-      ...(clientId ? [{ name: `ratelimit:token-failures:client:${clientId}`, limit: this.config.TOKEN_FAILURES_PER_CLIENT }] : []),
+      { name: `ratelimit:secret-failures:ip:${host}`, limit: this.config.TOKEN_FAILURES_PER_IP, label: 'secret_failures_per_ip' },
+      ...(clientId
+        ? [{ name: `ratelimit:secret-failures:client-ip:${host}:${clientId}`, limit: this.config.TOKEN_FAILURES_PER_CLIENT, label: 'secret_failures_per_client_ip' }]
+        : []),
     ];
   }
 }

@@ -54,20 +54,26 @@ export class OwnersService {
     return { owner, created: true };
   }
 
+  /** Creates the owner unless one has that email already, which is left as it is. */
+  async createIfAbsent(input: { email: string; password: string; plan: string }): Promise<{ owner: OwnerRecord; created: boolean }> {
+    const existing = await this.owners.findByEmail(normalizeEmail(input.email));
+    return existing ? { owner: existing, created: false } : this.createOrUpdate(input);
+  }
+
   /**
    * The owner for these credentials, or undefined; unknown emails cost the same time as wrong passwords.
-   * Throws LoginThrottledError while the email has too many recent failures.
+   * Throws LoginThrottledError while this address has too many recent failures, for this email or in all.
    */
-  async authenticate(email: string, password: string): Promise<OwnerRecord | undefined> {
+  async authenticate(email: string, password: string, ip: string): Promise<OwnerRecord | undefined> {
     const normalized = normalizeEmail(email);
-    await this.throttle.assertAllowed(normalized);
+    await this.throttle.assertAllowed(normalized, ip);
     const owner = await this.owners.findByEmail(normalized);
     const valid = await verifyPassword(password, owner?.password_hash ?? (await decoyHash()));
     if (owner && valid) {
-      await this.throttle.clear(normalized);
+      await this.throttle.clear(normalized, ip);
       return owner;
     }
-    await this.throttle.recordFailure(normalized);
+    await this.throttle.recordFailure(normalized, ip);
     return undefined;
   }
 

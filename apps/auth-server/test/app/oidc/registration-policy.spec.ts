@@ -44,4 +44,14 @@ describe('checkRegistration', () => {
     expect(checkRegistration({ ...CONTRACT_BODY, token_endpoint_auth_method: 'none' })).toMatchObject({ ok: false, error: 'invalid_client_metadata' });
     expect(checkRegistration([CONTRACT_BODY])).toMatchObject({ ok: false, error: 'invalid_request' });
   });
+
+  it('refuses wildcard hosts and the issuer\'s own origin as redirect URIs (issue 23)', () => {
+    const app = (redirect: string) => ({ grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', redirect_uris: [redirect] });
+    expect(checkRegistration(app('https://*.example.com/cb'))).toMatchObject({ ok: false, error_description: expect.stringContaining('wildcard') });
+    expect(checkRegistration(app('https://ads.example.com/account'), 'https://ads.example.com')).toMatchObject({
+      ok: false,
+      error_description: expect.stringContaining("this server's own origin"),
+    });
+    expect(checkRegistration(app('https://app.example/cb'), 'https://ads.example.com')).toEqual({ ok: true });
+  });
 });

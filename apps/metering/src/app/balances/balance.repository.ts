@@ -15,6 +15,8 @@ interface HoldRequest {
   readonly requestId: string;
   /** A token's `sub`: the scripts find the pool that pays for it. */
   readonly callerId: string;
+  /** The OAuth client that made an owner's call, recorded in the ledger and the owner's daily figures. */
+  readonly clientId: string | null;
   readonly tool: string;
   readonly amount: number;
 }
@@ -93,6 +95,7 @@ export class BalanceRepository {
       request.amount,
       request.tool,
       now.getTime() + this.reservationTtlMs,
+      request.clientId ?? '',
       ...this.plans.scriptTerms(now),
     ])) as [string, ...(string | number)[]];
     switch (reply[0]) {

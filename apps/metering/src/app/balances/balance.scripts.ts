@@ -45,7 +45,10 @@ local function close(rkey, r, outcome, charged)
 
   local min_id = ledger_min_id()
   local event = { 'request_id', r.request_id, 'agent_id', r.caller, 'tool', r.tool, 'reserved', reserved,
-    'charged', charged, 'refunded', refunded, 'at', NOW_ISO, 'outcome', outcome }
+    'charged', charged, 'refunded', refunded, 'at', NOW_ISO, 'outcome', outcome, 'client_id', r.client or '' }
+  -- An owner's own calls are counted per client acting for her, so her chart says which one spent the pool.
+  local spender = r.caller
+  if r.caller_kind == 'owner' and r.client and r.client ~= '' then spender = r.client end
   local caller_ledger = K.ledger(r.caller_kind, r.caller)
   local account_ledger = K.ledger(r.pool_kind, r.account)
   redis.call('XADD', caller_ledger, 'MINID', '~', min_id, '*', unpack(event))
@@ -55,8 +58,8 @@ local function close(rkey, r, outcome, charged)
   if r.pool_kind == 'owner' then
     local charged_key = K.daily_charged(TODAY, r.account)
     local calls_key = K.daily_calls(TODAY, r.account)
-    redis.call('HINCRBY', charged_key, r.caller, charged)
-    redis.call('HINCRBY', calls_key, r.caller, 1)
+    redis.call('HINCRBY', charged_key, spender, charged)
+    redis.call('HINCRBY', calls_key, spender, 1)
     redis.call('PEXPIRE', charged_key, LEDGER_TTL_MS)
     redis.call('PEXPIRE', calls_key, LEDGER_TTL_MS)
   end
@@ -81,7 +84,8 @@ end
 `;
 
 /**
- * ARGV 7 request_id, 8 caller id, 9 amount, 10 tool, 11 deadline (ms), 12... the plans (PlanCatalog.scriptTerms).
+ * ARGV 7 request_id, 8 caller id, 9 amount, 10 tool, 11 deadline (ms), 12 client id ('' when none), 13... the plans
+ * (PlanCatalog.scriptTerms).
  * -> {'held', pool kind, reserved, remaining after} | {'short', remaining} | {'conflict'} | {'unknown_plan', plan id}
  * One script, so a paid call's reserve is one round trip: the repeat check, who pays, and the hold.
  */
@@ -96,7 +100,8 @@ if existing then
   return { 'held', existing.pool_kind, tonumber(existing.reserved), tonumber(existing.remaining_after) }
 end
 
-local pool, unknown_plan = paying_pool(caller, plans_from(12), NOW_ISO, nil)
+local client = ARGV[12]
+local pool, unknown_plan = paying_pool(caller, plans_from(13), NOW_ISO, nil)
 if not pool then return { 'unknown_plan', unknown_plan } end
 sweep(pool.id)
 local pool_key = K.pool(pool.id)
@@ -108,7 +113,7 @@ redis.call('HINCRBY', pool_key, 'reserved', amount)
 redis.call('HINCRBY', pool_key, 'used', 0)
 redis.call('HSET', rkey, 'request_id', request_id, 'caller_kind', pool.caller_kind, 'caller', caller,
   'pool_kind', pool.kind, 'account', pool.account, 'pool_id', pool.id, 'tool', tool, 'plan', pool.plan_id, 'reserved', amount,
-  'remaining_after', remaining - amount, 'state', 'held', 'reserved_at', NOW_ISO, 'deadline', deadline)
+  'remaining_after', remaining - amount, 'state', 'held', 'reserved_at', NOW_ISO, 'deadline', deadline, 'client', client)
 redis.call('ZADD', K.holds(pool.id), deadline, request_id)
 redis.call('SADD', K.holding_pools, pool.id)
 return { 'held', pool.kind, amount, remaining - amount }

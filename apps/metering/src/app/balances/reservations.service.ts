@@ -9,6 +9,7 @@ import { BalanceRepository } from './balance.repository';
 interface ReserveRequest {
   readonly request_id: string;
   readonly caller_id: string;
+  readonly client_id?: string;
   readonly tool: string;
   readonly amount: number;
 }
@@ -30,7 +31,13 @@ export class ReservationsService {
   async reserve(request: ReserveRequest): Promise<Reservation> {
     const tool = findTool(request.tool);
     if (!tool) throw ServiceError.invalidArgument([{ field: 'tool', message: `unknown tool "${request.tool}"` }]);
-    const outcome = await this.balances.hold({ requestId: request.request_id, callerId: request.caller_id, tool: tool.name, amount: request.amount });
+    const outcome = await this.balances.hold({
+      requestId: request.request_id,
+      callerId: request.caller_id,
+      clientId: request.client_id ?? null,
+      tool: tool.name,
+      amount: request.amount,
+    });
     switch (outcome.status) {
       case 'held':
         return { request_id: request.request_id, pool: outcome.poolKind, reserved: outcome.reserved, remaining: outcome.remaining };

@@ -63,62 +63,69 @@ export interface FacetSource {
   languages: string[];
 }
 
-/** Calls `add` for every counter the ad adds to (sign -1: takes it back). */
-export function eachFacet(ad: FacetSource, sign: 1 | -1, add: (kind: FacetKind, id: string, facet: string, key: string, n: number) => void): void {
+/** Adds `n` to the counter of `key` in `facet` of one entity. */
+export type AddToEntity = (facet: string, key: string, n: number) => void;
+
+/** Where an ad's counts go: the counters of one entity at a time (looked up once per entity, not once per counter). */
+export interface FacetSink {
+  entity(kind: FacetKind, id: string): AddToEntity;
+}
+
+/** Adds the ad to every counter it counts for (sign -1: takes it back). */
+export function eachFacet(ad: FacetSource, sign: 1 | -1, sink: FacetSink): void {
   const active = ad.status === 'active';
-  const common = (kind: FacetKind, id: string) => {
-    add(kind, id, '#ads', SCALAR, sign);
-    if (active) add(kind, id, '#active', SCALAR, sign);
-    add(kind, id, 'first', ad.first_seen, sign);
-    add(kind, id, 'last', ad.last_seen, sign);
+  const entity = (kind: FacetKind, id: string): AddToEntity => {
+    const add = sink.entity(kind, id);
+    add('#ads', SCALAR, sign);
+    if (active) add('#active', SCALAR, sign);
+    add('first', ad.first_seen, sign);
+    add('last', ad.last_seen, sign);
+    return add;
   };
-  const each = (kind: FacetKind, id: string, facet: string, keys: string[]) => {
-    for (const key of keys) add(kind, id, facet, key, sign);
+  const each = (add: AddToEntity, facet: string, keys: string[]) => {
+    for (const key of keys) add(facet, key, sign);
   };
 
-  const advertiser = ad.advertiser_id;
-  common('advertiser', advertiser);
-  add('advertiser', advertiser, 'name', ad.advertiser_name, sign);
-  add('advertiser', advertiser, 'platform', ad.platform, sign);
-  add('advertiser', advertiser, 'account', `${ad.platform}\u0000${ad.advertiser_account}`, sign);
-  add('advertiser', advertiser, 'creative', ad.creative_id, sign);
-  if (ad.webmaster_id) add('advertiser', advertiser, 'webmaster', ad.webmaster_id, sign);
-  each('advertiser', advertiser, 'country', ad.countries);
-  each('advertiser', advertiser, 'category', ad.categories);
-  add('advertiser', advertiser, 'domain', ad.registrable, sign);
+  const advertiser = entity('advertiser', ad.advertiser_id);
+  advertiser('name', ad.advertiser_name, sign);
+  advertiser('platform', ad.platform, sign);
+  advertiser('account', `${ad.platform}\u0000${ad.advertiser_account}`, sign);
+  advertiser('creative', ad.creative_id, sign);
+  if (ad.webmaster_id) advertiser('webmaster', ad.webmaster_id, sign);
+  each(advertiser, 'country', ad.countries);
+  each(advertiser, 'category', ad.categories);
+  advertiser('domain', ad.registrable, sign);
 
   if (ad.webmaster_id) {
-    const webmaster = ad.webmaster_id;
-    common('webmaster', webmaster);
-    add('webmaster', webmaster, 'name', ad.webmaster_name ?? webmaster, sign);
-    add('webmaster', webmaster, 'advertiser', advertiser, sign);
-    each('webmaster', webmaster, 'country', ad.countries);
-    each('webmaster', webmaster, 'category', ad.categories);
-    add('webmaster', webmaster, 'domain', ad.registrable, sign);
+    const webmaster = entity('webmaster', ad.webmaster_id);
+    webmaster('name', ad.webmaster_name ?? ad.webmaster_id, sign);
+    webmaster('advertiser', ad.advertiser_id, sign);
+    each(webmaster, 'country', ad.countries);
+    each(webmaster, 'category', ad.categories);
+    webmaster('domain', ad.registrable, sign);
   }
 
-  const creative = ad.creative_id;
-  common('creative', creative);
-  add('creative', creative, 'format', ad.creative_format, sign);
-  add('creative', creative, 'platform', ad.platform, sign);
-  add('creative', creative, 'advertiser', advertiser, sign);
+  const creative = entity('creative', ad.creative_id);
+  creative('format', ad.creative_format, sign);
+  creative('platform', ad.platform, sign);
+  creative('advertiser', ad.advertiser_id, sign);
 
-  common('domain', ad.registrable);
-  add('domain', ad.registrable, 'advertiser', advertiser, sign);
-  add('domain', ad.registrable, 'host', ad.host, sign);
-  each('domain', ad.registrable, 'country', ad.countries);
+  const domain = entity('domain', ad.registrable);
+  domain('advertiser', ad.advertiser_id, sign);
+  domain('host', ad.host, sign);
+  each(domain, 'country', ad.countries);
 
   if (ad.app_id && ad.app_doc) {
-    common('app', ad.app_id);
-    add('app', ad.app_id, 'info', ad.app_doc, sign);
-    add('app', ad.app_id, 'advertiser', advertiser, sign);
-    each('app', ad.app_id, 'country', ad.countries);
+    const app = entity('app', ad.app_id);
+    app('info', ad.app_doc, sign);
+    app('advertiser', ad.advertiser_id, sign);
+    each(app, 'country', ad.countries);
   }
 
-  common('store', SCALAR);
-  each('store', SCALAR, 'country', ad.countries);
-  each('store', SCALAR, 'category', ad.categories);
-  each('store', SCALAR, 'language', ad.languages);
+  const store = entity('store', SCALAR);
+  each(store, 'country', ad.countries);
+  each(store, 'category', ad.categories);
+  each(store, 'language', ad.languages);
 }
 
 /** The counters of one entity, as a renderer reads them (in memory for a full load, from SQLite for a batch). */
@@ -259,21 +266,27 @@ export function renderCatalog(f: Facets): { catalog: CatalogData; valueCounts: {
   };
 }
 
-/** Counters in memory: a full load adds every ad up here, then renders every entity from it. */
-export class FacetTotals {
+/**
+ * Counters in memory: a full load adds every ad up here, then renders every entity from it; a live batch adds up its
+ * changes here before they go to the facet table.
+ */
+export class FacetTotals implements FacetSink {
   /** kind \0 id -> facet -> key -> n */
   private readonly byEntity = new Map<string, Map<string, Map<string, number>>>();
 
-  readonly add = (kind: FacetKind, id: string, facet: string, key: string, n: number): void => {
-    const entity = `${kind}\u0000${id}`;
-    let facets = this.byEntity.get(entity);
-    if (!facets) this.byEntity.set(entity, (facets = new Map()));
-    let keys = facets.get(facet);
-    if (!keys) facets.set(facet, (keys = new Map()));
-    const next = (keys.get(key) ?? 0) + n;
-    if (next === 0) keys.delete(key);
-    else keys.set(key, next);
-  };
+  entity(kind: FacetKind, id: string): AddToEntity {
+    const name = `${kind}\u0000${id}`;
+    let facets = this.byEntity.get(name);
+    if (!facets) this.byEntity.set(name, (facets = new Map()));
+    const entityFacets = facets;
+    return (facet, key, n) => {
+      let keys = entityFacets.get(facet);
+      if (!keys) entityFacets.set(facet, (keys = new Map()));
+      const next = (keys.get(key) ?? 0) + n;
+      if (next === 0) keys.delete(key);
+      else keys.set(key, next);
+    };
+  }
 
   /** Every entity, as (kind, id, its counters). */
   *entities(): Generator<[FacetKind, string, Facets]> {

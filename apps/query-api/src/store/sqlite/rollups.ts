@@ -58,7 +58,7 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
   const rows = db.prepare(`SELECT ${AD_ROW_COLUMNS} FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`).iterate() as IterableIterator<AdRow>;
   for (const ad of rows) {
     const source = facetSourceOf(ad);
-    eachFacet(source, 1, totals.add);
+    eachFacet(source, 1, totals);
     const title = creativeTitles.get(ad.creative_id);
     if (!title || ad.id < title.adId) creativeTitles.set(ad.creative_id, { adId: ad.id, title: ad.creative_title });
     columns.add(ad, source.countries, source.categories, ad.status === 'active' ? 1 : 0);

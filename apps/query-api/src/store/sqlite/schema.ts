@@ -103,8 +103,9 @@ CREATE INDEX IF NOT EXISTS entities_by_volume ON entities (kind, ads_total DESC,
 CREATE INDEX IF NOT EXISTS name_index_by_entity ON name_index (kind, id, suffix);
 `;
 
+/** busy_timeout: a bulk load run beside the serving process's live writer waits for the file instead of failing. */
 export function applyPragmasForWriting(db: DatabaseSync): void {
-  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;`);
+  db.exec(`PRAGMA busy_timeout = 30000; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;`);
 }
 
 export function applyPragmasForReading(db: DatabaseSync): void {

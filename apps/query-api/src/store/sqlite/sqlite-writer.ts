@@ -119,11 +119,11 @@ export class SqliteWriter implements AdStoreWriter {
           continue;
         }
         if (old && this.seenAgain(old, ad, content)) {
-          eachFacet(facetSourceOf(old), -1, changes.add);
+          eachFacet(facetSourceOf(old), -1, changes);
           s.logChange.run(seq, old.rid, UPDATED);
           result.replaced++;
         } else if (old) {
-          eachFacet(facetSourceOf(old), -1, changes.add);
+          eachFacet(facetSourceOf(old), -1, changes);
           this.remove(old.rid);
           s.logChange.run(seq, old.rid, REMOVED);
           s.logChange.run(seq, this.insert(ad, content), ADDED);
@@ -132,7 +132,7 @@ export class SqliteWriter implements AdStoreWriter {
           s.logChange.run(seq, this.insert(ad, content), ADDED);
           result.added++;
         }
-        eachFacet(facetSourceOfRecord(ad), 1, changes.add);
+        eachFacet(facetSourceOfRecord(ad), 1, changes);
       }
       this.entities.applyChanges(changes);
       this.setMeta('seq', String(seq));

@@ -13,7 +13,15 @@ export type WorkerReply = { id: number; ok: true; result: unknown } | { id: numb
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  /** A scan of the columns (see SCANS). */
+  scan: boolean;
 }
+
+/**
+ * Reads that walk every column position (tens of milliseconds at 1M ads). With two workers or more they run on the
+ * first worker only, and lookups avoid a worker with a scan in flight: a search never queues behind a trend.
+ */
+const SCANS: ReadonlySet<ReaderMethod> = new Set<ReaderMethod>(['trends', 'breakdown']);
 
 interface Slot {
   worker: Worker;
@@ -26,6 +34,8 @@ interface Slot {
 /**
  * A small pool of read-only SQLite workers. Each request goes to the worker with the fewest requests in
  * flight; a worker that dies fails its in-flight requests and is replaced.
+ *
+ * Scans of the columns (trends, breakdowns) keep to the first worker, so lookups on the others never wait for one.
  *
  * Calls made in the same tick travel as one message each way: waking a sleeping thread costs more than a
  * typical query here (a postMessage round trip ~0.12 ms against ~0.1 ms for a search page, measured on this
@@ -48,10 +58,11 @@ export class WorkerPool {
   /** Runs `method` of the reader in a worker; the reply is what that method returned there. */
   call<M extends ReaderMethod>(method: M, args: Parameters<SqliteReader[M]>): Promise<ReturnType<SqliteReader[M]>> {
     if (this.closed) return Promise.reject(new Error('the query worker pool is closed'));
-    const slot = this.pick();
+    const scan = SCANS.has(method);
+    const slot = this.pick(scan);
     const id = this.nextId++;
     return new Promise<ReturnType<SqliteReader[M]>>((resolve, reject) => {
-      slot.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      slot.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, scan });
       if (slot.batch.push({ id, method, args }) === 1) queueMicrotask(() => this.post(slot));
     });
   }
@@ -62,13 +73,20 @@ export class WorkerPool {
   }
 
   /**
-   * The least busy worker, unless one with a batch open in this tick is at most one request busier: then the
-   * call joins that batch (a search's page and total wake one worker, not two), while a burst still spreads out.
+   * A scan goes to the first worker (the others stay free for lookups). A lookup goes to the least busy worker among
+   * those with no scan in flight (any worker when all have one), unless one with a batch open in this tick is at most
+   * one request busier: then the call joins that batch (a search's page and total wake one worker, not two), while a
+   * burst still spreads out.
    */
-  private pick(): Slot {
-    let least = this.slots[0] as Slot;
+  private pick(scan: boolean): Slot {
+    const first = this.slots[0] as Slot;
+    if (scan || this.slots.length === 1) return first;
+    const scanning = (slot: Slot) => [...slot.pending.values()].some((p) => p.scan);
+    const free = this.slots.filter((slot) => !scanning(slot));
+    const candidates = free.length ? free : this.slots;
+    let least = candidates[0] as Slot;
     let open: Slot | undefined;
-    for (const slot of this.slots) {
+    for (const slot of candidates) {
       if (slot.pending.size < least.pending.size) least = slot;
       if (slot.batch.length > 0 && (!open || slot.pending.size < open.pending.size)) open = slot;
     }

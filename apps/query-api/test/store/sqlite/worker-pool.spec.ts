@@ -73,4 +73,19 @@ describe('SQLite worker pool', () => {
     expect(good).toEqual({ status: 'fulfilled', value: await inline.countAds({ country: 'US' }, EXACT_TOTAL_UP_TO) });
     expect(bad.status).toBe('rejected');
   });
+
+  it('keeps scans on the first worker and sends a lookup made while one runs to another worker', async () => {
+    const window = { from: '2026-01-01', to: '2026-01-31' };
+    const previous = { from: '2025-12-01', to: '2025-12-31' };
+    const scan = store.trends({ dimension: 'geo', filter: {}, window, previous, limit: 10 });
+    await Promise.resolve(); // the scan's batch is posted at the end of this tick
+    const lookup = store.countAds({ country: 'US' }, EXACT_TOTAL_UP_TO);
+    const secondScan = store.breakdown({}, 'country', 5);
+    await Promise.all([scan, lookup, secondScan]);
+    expect(posted).toHaveBeenCalledTimes(3);
+    const [scanWorker, lookupWorker, secondScanWorker] = posted.mock.contexts;
+    expect(lookupWorker).not.toBe(scanWorker);
+    expect(secondScanWorker).toBe(scanWorker);
+    expect(await lookup).toEqual(await inline.countAds({ country: 'US' }, EXACT_TOTAL_UP_TO));
+  });
 });

@@ -1,5 +1,5 @@
 import { App } from '@modelcontextprotocol/ext-apps';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 export type ToolArguments = Record<string, unknown>;
 

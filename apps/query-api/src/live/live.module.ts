@@ -1,0 +1,38 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '@adintel/config';
+import type { AppConfig } from '../config';
+import { PagingModule } from '../paging/paging.module';
+import { createLiveWriter } from '../store/store-factory';
+import { IngestStreamRepository } from './ingest-stream.repository';
+import { LiveConsumer } from './live-consumer';
+import { LIVE_SETTINGS, LIVE_WRITER_FACTORY, LiveIngestService, type LiveWriterFactory } from './live-ingest.service';
+import { LIVE_METRIC_PROVIDERS, LiveMetrics } from './live-metrics';
+import { liveSettingsFrom, type LiveSettings } from './live-settings';
+
+/**
+ * The live door (docs/live-data.md): sightings from a Redis stream applied to the store while the app serves.
+ * live-consumer.ts reads the stream, live-ingest.service.ts decides what a batch does, ingest-stream.repository.ts
+ * holds the Redis queries (shared with the CLI's `ingest --live` and `dead-letters`).
+ */
+@Module({
+  imports: [PagingModule],
+  providers: [
+    { provide: LIVE_SETTINGS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => liveSettingsFrom(config) },
+    {
+      provide: IngestStreamRepository,
+      inject: [LIVE_SETTINGS],
+      useFactory: (settings: LiveSettings) => IngestStreamRepository.connect(settings.url, settings.stream),
+    },
+    {
+      provide: LIVE_WRITER_FACTORY,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): LiveWriterFactory => () => createLiveWriter(config),
+    },
+    ...LIVE_METRIC_PROVIDERS,
+    LiveMetrics,
+    LiveIngestService,
+    LiveConsumer,
+  ],
+  exports: [LiveConsumer],
+})
+export class LiveModule {}

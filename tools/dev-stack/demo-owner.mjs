@@ -1,0 +1,30 @@
+// The demo owner of `npm start`: created once per Redis with a password made here, printed once, stored nowhere.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+export const DEMO_OWNER = 'demo@example.com';
+
+/**
+ * Runs create-owner with --if-absent and a fresh password, passed in OWNER_PASSWORD (a command line is readable
+ * by every user of the machine). Returns the password when the owner was created now, undefined when it existed.
+ */
+export function createDemoOwner({ root, nx }) {
+  const password = randomBytes(12).toString('base64url');
+  const args = ['run', 'auth-server:create-owner', `--email=${DEMO_OWNER}`, '--plan=pro', '--if-absent', '--outputStyle=stream'];
+  const result = spawnSync(nx, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NX_TUI: 'false', OWNER_PASSWORD: password } });
+  // create-owner's one result line, which nx may prefix with the project name.
+  const outcome = (result.stdout ?? '')
+    .split('\n')
+    .filter((line) => line.includes('{"owner_id"'))
+    .map((line) => JSON.parse(line.slice(line.indexOf('{"owner_id"'))))
+    .at(-1);
+  if (result.status !== 0 || !outcome) throw new Error(`creating the demo owner failed (exit ${result.status ?? result.signal})\n${result.stdout ?? ''}`);
+  return outcome.created ? password : undefined;
+}
+
+/** The tour's line about the owner account page. */
+export function demoOwnerLine(baseUrl, password) {
+  return password
+    ? `Owners sign in at ${baseUrl}/account as ${DEMO_OWNER} / ${password} (shown this once: note it) to attach agents and see usage.`
+    : `Owners sign in at ${baseUrl}/account as ${DEMO_OWNER} (password shown on the first run; a new one: npx nx run auth-server:create-owner --email=${DEMO_OWNER} --password=... --plan=pro).`;
+}
