@@ -20,7 +20,10 @@ export class LookalikeIndex {
   async index(): Promise<HashIndex> {
     if (this.current && Date.now() - this.current.at < REFRESH_MS) return this.current.index;
     const build = this.build();
-    return this.current ? this.current.index : build;
+    if (!this.current) return build;
+    // A failed rebuild in the background keeps the index it had; the next query after REFRESH_MS tries again.
+    build.catch(() => undefined);
+    return this.current.index;
   }
 
   private build(): Promise<HashIndex> {
