@@ -46,7 +46,11 @@ export function runtimeManifest(workspace) {
 }
 
 function run(command, args) {
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_TUI: 'false', NX_DAEMON: 'false' } });
+  // A test that runs this under `nx run-many` must not pass on NX_INVOCATION_ROOT_PID: the outer run has registered
+  // the builds already, and Nx would take this nested build of them for a recursive loop.
+  const env = { ...process.env };
+  delete env.NX_INVOCATION_ROOT_PID;
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...env, NX_TUI: 'false', NX_DAEMON: 'false' } });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
 }
 

@@ -24,7 +24,10 @@ export function logFormatFrom(env) {
 }
 
 /** The terminal of one `npm start`: set-up steps, app output, ready lines. Every log is truncated per run. */
-export function createConsole({ root, env = process.env, out = process.stdout, err = process.stderr }) {
+export function createConsole({ root, env: given = process.env, out = process.stdout, err = process.stderr }) {
+  // Run under `nx` (its test), the steps' nested nx builds would be taken for a recursive loop of the outer run's.
+  const env = { ...given };
+  delete env.NX_INVOCATION_ROOT_PID;
   let format;
   try {
     format = logFormatFrom(env);
