@@ -26,6 +26,8 @@ export class MediaIngest {
     private readonly library: MediaLibrary,
     /** The bundle folder; null: relative paths are refused (no bundle given). */
     private readonly bundleDir: string | null,
+    /** The demo pictures to render (the seed's budget); absent: all. Others are kept as they are, with no file. */
+    private readonly demoPictures?: ReadonlySet<string>,
   ) {}
 
   /** The records with their media stored, and the rows refused for their media. */
@@ -33,7 +35,7 @@ export class MediaIngest {
     const jobs: (() => Promise<unknown>)[] = [];
     for (const record of records) {
       for (const entry of record.media) {
-        const key = sourceKey(entry);
+        const key = this.sourceKey(entry);
         if (key && !this.outcomes.has(key)) {
           let settle!: (outcome: AddOutcome) => void;
           this.outcomes.set(key, new Promise<AddOutcome>((done) => (settle = done)));
@@ -48,7 +50,7 @@ export class MediaIngest {
       const media: RecordMedia[] = [];
       let refusal: string | null = null;
       for (const [index, entry] of record.media.entries()) {
-        const key = sourceKey(entry);
+        const key = this.sourceKey(entry);
         const outcome = key ? await this.outcomes.get(key) : null;
         if (outcome && 'refused' in outcome) {
           refusal = `media[${index}]: ${outcome.refused}`;
@@ -103,12 +105,13 @@ export class MediaIngest {
       await handle.close();
     }
   }
-}
 
-/** What identifies a stored source; null for an entry kept as it is (an http(s) URL). */
-function sourceKey(entry: RecordMedia): string | null {
-  if (/^https?:\/\//i.test(entry.url)) return null;
-  return entry.type === 'video' ? `${entry.url}\n${entry.poster ?? ''}\n${entry.width}x${entry.height}/${entry.duration_seconds}` : entry.url;
+  /** What identifies a stored source; null for an entry kept as it is (an http(s) URL, a demo picture over budget). */
+  private sourceKey(entry: RecordMedia): string | null {
+    if (/^https?:\/\//i.test(entry.url)) return null;
+    if (this.demoPictures && entry.url.startsWith(DEMO_SCHEME) && !this.demoPictures.has(entry.url)) return null;
+    return entry.type === 'video' ? `${entry.url}\n${entry.poster ?? ''}\n${entry.width}x${entry.height}/${entry.duration_seconds}` : entry.url;
+  }
 }
 
 async function runPool(jobs: (() => Promise<unknown>)[], concurrency: number): Promise<void> {
