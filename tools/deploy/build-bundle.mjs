@@ -59,6 +59,9 @@ function linkNodeModules(lock, out) {
   for (const path of Object.keys(lock.packages)) {
     if (path === '') continue;
     const from = join(root, path);
+    // An optional package missing here is one for another platform (sharp's prebuilt libvips for macOS, Windows...):
+    // npm ci skips it on this one, and so does the bundle.
+    if (!existsSync(from) && lock.packages[path].optional) continue;
     if (!existsSync(from)) throw new Error(`${path} is in the lockfile but not installed here: run npm ci`);
     const nested = join(from, 'node_modules');
     cpSync(from, join(out, path), { recursive: true, dereference: false, filter: (source) => source !== nested });

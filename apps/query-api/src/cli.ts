@@ -1,6 +1,7 @@
 /**
  * query-api's data commands (bundled as dist/apps/query-api/cli.js; run through nx):
- *   seed [--count N] [--force]      generate N demo ads (default 100,000) and ingest them, unless the store has data
+ *   seed [--count N] [--force] [--pictures N|all]   generate N demo ads (default 100,000) and ingest them, unless the
+ *                                    store has data, rendering up to 4,000 demo pictures (whole families, most-run first)
  *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
  *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S]   live sightings for a store loaded from that
@@ -12,19 +13,25 @@
  * (the live commands: docs/live-data.md)
  */
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '@adintel/config';
 import { appConfigSchema } from './config';
-import { DEFAULT_SEED, writeDemoNdjson } from './ingest/demo-generator';
+import { DEFAULT_SEED, demoPicturesWithin, writeDemoNdjson } from './ingest/demo-generator';
 import { demoSightings } from './ingest/demo-sightings';
 import { formatSummary, ingestFile } from './ingest/ingest';
 import { IngestStreamRepository } from './live/ingest-stream.repository';
 import { formatPublishSummary, publishLines } from './live/live-publisher';
 import { liveSettingsFrom, type LiveSettings } from './live/live-settings';
 import { createAdStoreWriter } from './store/store-factory';
+import { MediaIngest } from './media/media-ingest';
+import { MediaLibrary } from './media/media-library';
+import { createMediaStore } from './media/media-store-factory';
 
 const out = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Demo pictures the seed renders by default (about 24 ms of CPU each): `--pictures all` renders every one. */
+const DEFAULT_PICTURES = 4_000;
 
 async function main(): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -41,6 +48,7 @@ async function main(): Promise<number> {
       limit: { type: 'string' },
       resend: { type: 'string' },
       'forget-group': { type: 'string' },
+      pictures: { type: 'string' },
     },
   });
   const [command, fileArg] = positionals;
@@ -72,6 +80,8 @@ async function main(): Promise<number> {
   if (command === 'live-status') return withStream(live, (stream) => liveStatus(stream, live, values['forget-group']));
 
   const writer = createAdStoreWriter(config);
+  const mediaStore = createMediaStore(config);
+  const library = new MediaLibrary(mediaStore);
   try {
     if (command === 'seed') {
       const existing = await writer.size();
@@ -84,7 +94,12 @@ async function main(): Promise<number> {
       await writeDemoNdjson(file, count, seed);
       out(`generated ${count} demo ads in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${file}`);
       await writer.clear();
-      const summary = await ingestFile(file, writer, { progress: process.stderr.isTTY });
+      // Demo pictures are rendered once per creative (the ads of a creative share its URLs), not per ad, within the
+      // budget (--pictures N | all): whole families of the most-run creatives first.
+      const budget = values.pictures === 'all' ? null : values.pictures === undefined ? DEFAULT_PICTURES : Number(values.pictures);
+      if (budget !== null && (!Number.isInteger(budget) || budget < 0)) throw new Error('--pictures must be a number of pictures or all');
+      const pictures = budget === null ? undefined : demoPicturesWithin(count, budget, seed);
+      const summary = await ingestFile(file, writer, { progress: process.stderr.isTTY, media: new MediaIngest(library, null, pictures) });
       out(formatSummary(summary));
       return summary.written > 0 ? 0 : 1;
     }
@@ -92,13 +107,15 @@ async function main(): Promise<number> {
       const file = values.file ?? fileArg;
       if (!file) throw new Error('ingest needs a file: ingest <file.ndjson>');
       if (values.force) await writer.clear();
-      const summary = await ingestFile(file, writer, { progress: true });
+      // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
+      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file)) });
       out(formatSummary(summary));
       return summary.rejected > 0 && summary.written === 0 ? 1 : 0;
     }
     throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest, generate, dead-letters or live-status`);
   } finally {
     await writer.close();
+    await mediaStore.close();
   }
 }
 

@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf, ServiceError } from '@adintel/contracts';
+import { QueryMessages, type Creative, type MessageDefinition, type RequestOf, type ResponseOf, ServiceError } from '@adintel/contracts';
 import { startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
 
-jest.setTimeout(120_000);
+// The seed renders a picture per demo creative (about 1,400 at 3,000 ads): allow for a loaded machine.
+jest.setTimeout(240_000);
 
 const SEEDED = 3_000;
 
@@ -159,6 +161,38 @@ describe('query-api as a process, over the transport', () => {
     expect(catalog).toMatchObject({ data_as_of: '2026-11-15', data_updated_at: null });
     expect(catalog.categories.map((c) => c.value)).toEqual(expect.arrayContaining(['gambling_and_betting', 'finance_and_banking']));
     expect(catalog.tools).toHaveLength(20);
+  });
+
+  it('serves the seeded creatives\' pictures: file, thumbnail and byte ranges, from the files the seed stored', async () => {
+    const creatives = await send(QueryMessages.searchCreatives, { limit: 20 });
+    let pictured: Creative | null = null;
+    for (const row of creatives.data) {
+      const creative = await send(QueryMessages.getCreative, { id: row.id });
+      if (creative.media[0]?.bytes) {
+        pictured = creative;
+        break;
+      }
+    }
+    if (!pictured) throw new Error('no creative with a stored picture');
+    const entry = pictured.media[0] as Creative['media'][number];
+    expect(entry.url).toBe(`http://localhost:3000/api/v1/creo/${pictured.id}/media/0`);
+    const file = await send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'file' });
+    const bytes = Buffer.from(file.body_base64, 'base64');
+    expect(file).toMatchObject({ mime: 'image/webp', size: entry.bytes, range: null });
+    expect(bytes.length).toBe(entry.bytes);
+    expect(file.etag).toBe(`${createHash('sha256').update(bytes).digest('hex')}.webp`);
+    const thumbnail = await send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'thumbnail' });
+    expect(thumbnail.size).toBeLessThan(file.size);
+    const part = await send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'file', range: { start: 10, end: 19 } });
+    expect(Buffer.from(part.body_base64, 'base64').equals(bytes.subarray(10, 20))).toBe(true);
+    expect(part.range).toEqual({ start: 10, end: 19 });
+
+    const past = await failure(send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'file', range: { start: file.size, end: file.size + 5 } }));
+    expect(past.payload).toMatchObject({ code: 'invalid_argument', errors: [expect.objectContaining({ field: 'range' })] });
+    expect((await failure(send(QueryMessages.getMedia, { creative_id: pictured.id, index: 49, variant: 'file' }))).code).toBe('not_found');
+    expect((await failure(send(QueryMessages.getMedia, { creative_id: 'cr_nope', index: 0, variant: 'file' }))).code).toBe('not_found');
+    const similar = await send(QueryMessages.searchCreatives, { similar_to: pictured.id, limit: 5 });
+    expect(similar.data.every((row) => row.match?.[0] === 'near_duplicate' && row.id !== pictured?.id)).toBe(true);
   });
 
   it('served every query pattern of the catalogue', () => {

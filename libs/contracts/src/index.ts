@@ -13,6 +13,7 @@ export * from './resources/app';
 export * from './resources/trend';
 export * from './resources/usage';
 export * from './resources/catalog';
+export * from './resources/media';
 export * from './messages/define';
 export * from './messages/query';
 export * from './messages/metering';

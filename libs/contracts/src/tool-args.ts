@@ -67,6 +67,9 @@ export const searchAdsArgs = () =>
       sort_order: z.enum(SORT_ORDERS).default('desc'),
       limit: limitParam(),
       cursor: Cursor.optional().describe('pagination.next_cursor of the previous page, with the same filters'),
+      similar_to: Id.optional().describe(
+        'an ad id: ads running the same creative (first) or a near copy of it, by similarity; the other filters still apply',
+      ),
     })
     .superRefine(datesInOrder)
     .superRefine((args, ctx) => {
@@ -121,6 +124,10 @@ export type NameSearchArgs = z.infer<ReturnType<typeof nameSearchArgs>>;
 export const pagedNameSearchArgs = () =>
   z.strictObject({ q: query.optional(), limit: limitParam(), cursor: Cursor.optional() });
 export type PagedNameSearchArgs = z.infer<ReturnType<typeof pagedNameSearchArgs>>;
+
+/** search_creatives and search_webmasters: a paged name search that can also rank look-alikes of one entity. */
+export const similarNameSearchArgs = (similarTo: string) => pagedNameSearchArgs().extend({ similar_to: Id.optional().describe(similarTo) });
+export type SimilarNameSearchArgs = z.infer<ReturnType<typeof similarNameSearchArgs>>;
 
 export const advertiserActivityArgs = () =>
   z

@@ -68,12 +68,12 @@ describe('the catalogue', () => {
 describe('search_ads', () => {
   const searchAds = tool('search_ads');
 
-  it('takes exactly the contract parameters plus the date range, app and creative filters', () => {
+  it('takes exactly the contract parameters plus the date range, app and creative filters, and similar_to', () => {
     expect(Object.keys(searchAds.args('http').shape).sort()).toEqual(
       [
         'q', 'country', 'platforms', 'creative_categories', 'status_today', 'advertiser_id', 'webmaster_id',
         'landing_domain', 'sort_by', 'sort_order', 'limit', 'cursor', 'date_from', 'date_to', 'app_id', 'creative_id',
-        'destination_type', 'fields',
+        'destination_type', 'fields', 'similar_to',
       ].sort(),
     );
   });
@@ -172,8 +172,8 @@ describe('get_trends', () => {
 describe('the other searches', () => {
   it.each([
     ['search_advertisers', ['q', 'limit', 'fields']],
-    ['search_webmasters', ['q', 'limit', 'cursor', 'fields']],
-    ['search_creatives', ['q', 'limit', 'cursor', 'fields']],
+    ['search_webmasters', ['q', 'limit', 'cursor', 'similar_to', 'fields']],
+    ['search_creatives', ['q', 'limit', 'cursor', 'similar_to', 'fields']],
   ])('%s takes %j with limit default 50', (name, params) => {
     const t = tool(name);
     expect(Object.keys(t.args('http').shape).sort()).toEqual([...params].sort());

@@ -3,6 +3,9 @@ import { ServiceError } from '@adintel/contracts';
 import type { AdFilter } from '../store/ad-store.port';
 import { words } from '../store/text';
 
+/** `total` is exact up to this many matches; above it the store may estimate. */
+export const EXACT_TOTAL_UP_TO = 10_000;
+
 /** Validated /ads arguments -> the normalised filter the store takes (sets sorted, so it signs stably). */
 export function toAdFilter(args: AdFilters): AdFilter {
   const filter: AdFilter = {};

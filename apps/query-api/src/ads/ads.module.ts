@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { CreativesModule } from '../creatives/creatives.module';
 import { StoreModule } from '../store/store.module';
 import { AdsController } from './ads.controller';
 import { AdsService } from './ads.service';
+import { SimilarAdsService } from './similar-ads.service';
 
-@Module({ imports: [StoreModule], controllers: [AdsController], providers: [AdsService] })
+@Module({ imports: [StoreModule, CreativesModule], controllers: [AdsController], providers: [AdsService, SimilarAdsService] })
 export class AdsModule {}

@@ -14,11 +14,14 @@ import { findTool, worstCaseCost } from '@adintel/tool-catalogue';
 import { OVERVIEW, OVERVIEW_SECTIONS, ServiceError } from '@adintel/contracts';
 import { categoryLabel, countryLabel } from '../catalog/labels';
 import { ListPager } from '../paging/list-pager';
+import { APP_CONFIG } from '@adintel/config';
+import type { AppConfig } from '../config';
+import { publicMedia } from '../media/media-links';
 import { AD_STORE, type AdFilter, type AdStore, type BreakdownResult } from '../store/ad-store.port';
-import { toAdFilter } from './ad-filter';
+import { EXACT_TOTAL_UP_TO, toAdFilter } from './ad-filter';
+import { SimilarAdsService } from './similar-ads.service';
 
-/** `total` is exact up to this many matches; above it the store may estimate. */
-export const EXACT_TOTAL_UP_TO = 10_000;
+export { EXACT_TOTAL_UP_TO };
 
 const LABELS: Partial<Record<BreakdownField, (key: string) => string>> = {
   country: countryLabel,
@@ -30,9 +33,12 @@ export class AdsService {
   constructor(
     @Inject(AD_STORE) private readonly store: AdStore,
     private readonly pager: ListPager,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'PUBLIC_BASE_URL'>,
+    private readonly similar: SimilarAdsService,
   ) {}
 
   async search(args: SearchAdsArgs): Promise<AdsPage> {
+    if (args.similar_to !== undefined) return this.similar.search({ ...args, similar_to: args.similar_to });
     const filter = toAdFilter(args);
     const binding = { filter, sort: args.sort_by, order: args.sort_order };
     const [page, count] = await Promise.all([
@@ -47,7 +53,7 @@ export class AdsService {
   async get(id: string): Promise<AdDetail> {
     const ad = await this.store.getAd(id);
     if (!ad) throw ServiceError.notFound('ad', id);
-    return ad;
+    return { ...ad, media: publicMedia(this.config.PUBLIC_BASE_URL, ad.creative_id, ad.media) };
   }
 
   async count(args: CountAdsArgs): Promise<AdsCount> {

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
+import { MediaModule } from '../media/media.module';
 import { StoreModule } from '../store/store.module';
 import { CreativesController } from './creatives.controller';
 import { CreativesService } from './creatives.service';
 
-@Module({ imports: [StoreModule], controllers: [CreativesController], providers: [CreativesService] })
+@Module({ imports: [StoreModule, MediaModule], controllers: [CreativesController], providers: [CreativesService], exports: [CreativesService] })
 export class CreativesModule {}

@@ -1,18 +1,31 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Creative, CreativeList, PagedNameSearchArgs } from '@adintel/contracts';
+import type { Creative, CreativeList, CreativeRow, SimilarNameSearchArgs } from '@adintel/contracts';
 import { ServiceError } from '@adintel/contracts';
+import { APP_CONFIG } from '@adintel/config';
+import type { AppConfig } from '../config';
+import { LookalikeIndex } from '../media/lookalike-index.service';
+import { similarityOf } from '../media/lookalikes';
+import { publicMedia } from '../media/media-links';
 import { ListPager, nameQuery } from '../paging/list-pager';
+import { rankedPage, type Ranked } from '../paging/ranked-page';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';
+import { nameSuffixes } from '../store/text';
+
+/** Look-alikes considered per query, nearest first: far more than any family of recuts. */
+const MAX_LOOKALIKES = 200;
 
 @Injectable()
 export class CreativesService {
   constructor(
     @Inject(AD_STORE) private readonly store: AdStore,
     private readonly pager: ListPager,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'PUBLIC_BASE_URL'>,
+    private readonly lookalikes: LookalikeIndex,
   ) {}
 
-  search(args: PagedNameSearchArgs): Promise<CreativeList> {
+  search(args: SimilarNameSearchArgs): Promise<CreativeList> {
     const q = nameQuery(args.q);
+    if (args.similar_to !== undefined) return this.similar(args.similar_to, q, args);
     return this.pager.page('creatives', { q: q ?? null }, args.cursor, (after) =>
       this.store.searchCreatives({ limit: args.limit, ...(q ? { q } : {}), ...(after ? { after } : {}) }),
     );
@@ -21,6 +34,32 @@ export class CreativesService {
   async get(id: string): Promise<Creative> {
     const creative = await this.store.getCreative(id);
     if (!creative) throw ServiceError.notFound('creative', id);
-    return creative;
+    return { ...creative, media: publicMedia(this.config.PUBLIC_BASE_URL, creative.id, creative.media) };
+  }
+
+  /** The creatives within NEAR_DUPLICATE_DISTANCE of this one's first picture (itself left out), nearest first. */
+  async nearDuplicates(id: string): Promise<{ id: string; distance: number }[]> {
+    const creative = await this.store.getCreative(id);
+    if (!creative) throw ServiceError.notFound('creative', id);
+    const phash = creative.media[0]?.stored?.phash;
+    if (!phash) return [];
+    return (await this.lookalikes.index())
+      .near(phash)
+      .filter((match) => match.id !== id)
+      .slice(0, MAX_LOOKALIKES);
+  }
+
+  /** search_creatives with similar_to: near duplicates by similarity, with `q` still applied to their titles. */
+  private similar(id: string, q: string | undefined, args: SimilarNameSearchArgs): Promise<CreativeList> {
+    return this.pager.page('creatives-similar', { similar_to: id, q: q ?? null }, args.cursor, async (after) => {
+      const ranking: Ranked<CreativeRow>[] = [];
+      for (const match of await this.nearDuplicates(id)) {
+        const creative = await this.store.getCreative(match.id);
+        if (!creative || (q && !nameSuffixes(creative.title).some((suffix) => suffix.startsWith(q)))) continue;
+        const { media: _media, countries: _countries, advertiser_ids: _advertisers, sample_ad_ids: _samples, ...row } = creative;
+        ranking.push({ row: { ...row, similarity: similarityOf(match.distance), match: ['near_duplicate'] }, rank: match.distance, id: match.id });
+      }
+      return rankedPage(ranking, args.limit, after);
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { getDomain } from 'tldts';
 import { z } from 'zod';
-import { AD_STATUSES, APP_STORES, CREATIVE_FORMATS, IsoDate, Media, PLATFORMS } from '@adintel/contracts';
+import { AD_STATUSES, APP_STORES, CREATIVE_FORMATS, IsoDate, PLATFORMS } from '@adintel/contracts';
 import type { AdRecord } from '../store/ad-store.port';
 import { dayNumber } from '../store/text';
 import { destinationOf } from './destinations';
@@ -9,6 +9,19 @@ const Id = z.string().min(1).max(128);
 const Country = z.string().regex(/^[A-Z]{2}$/, 'must be an upper-case ISO 3166-1 alpha-2 code');
 const Slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a lower-case slug');
 const Language = z.string().regex(/^[a-z]{2,3}$/, 'must be an ISO 639 code');
+
+/**
+ * One media entry of a line: `url` is a file of the bundle (a path relative to the NDJSON file's folder), a `demo:`
+ * picture, or an http(s) URL kept as it is (src/media/media-ingest.ts); a video names its poster frame in `poster`.
+ */
+const LineMedia = z.object({
+  type: z.enum(['image', 'video']),
+  url: z.string().min(1).max(2_000),
+  width: z.int().positive().max(100_000),
+  height: z.int().positive().max(100_000),
+  duration_seconds: z.number().min(0).max(86_400).nullable(),
+  poster: z.string().min(1).max(2_000).optional(),
+});
 
 /**
  * One line of the ingest NDJSON (documented in apps/query-api/README.md, "Ingest format").
@@ -31,7 +44,7 @@ export const AdLine = z
     languages: z.array(Language).max(50),
     categories: z.array(Slug).max(50),
     creative: z.strictObject({ id: Id, format: z.enum(CREATIVE_FORMATS), title: z.string().max(1_000).optional() }),
-    media: z.array(Media).max(50),
+    media: z.array(LineMedia).max(50),
     app: z
       .strictObject({ id: Id, name: z.string().min(1).max(300), store: z.enum(APP_STORES), bundle_id: z.string().min(1).max(300) })
       .nullable(),

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { once } from 'node:events';
 import { CONTRACT_CATEGORY_SLUGS, type CreativeFormat, type Platform } from '@adintel/contracts';
 import { addDays } from '../store/text';
+import { demoCallToAction, demoMediaUrl, RECUT_KINDS, type DemoCreativeSpec } from '../media/demo-creative';
 import type { AdLine } from './ad-line';
 
 /**
@@ -87,9 +88,23 @@ interface AdvertiserSeed {
   domains: string[];
   categories: string[];
   home: number;
-  creatives: { id: string; format: CreativeFormat; title: string }[];
+  creatives: DemoCreativeSeed[];
   app: AdLine['app'];
 }
+
+/** A demo creative, and what its pictures show (the family's design, the recut's change). */
+interface DemoCreativeSeed {
+  id: string;
+  format: CreativeFormat;
+  title: string;
+  /** The picture of its first card; cards 1.. follow the same design (demoMediaUrl). */
+  picture: Omit<DemoCreativeSpec, 'card'>;
+  /** Pictures per ad: a carousel's cards, one for an image or a video's poster frame, none for text. */
+  cards: number;
+}
+
+/** Share of new visual creatives that are a recut of one of their advertiser's earlier ones (look-alike families). */
+const RECUT_SHARE = 0.3;
 
 function capitalise(s: string) {
   return s.charAt(0).toUpperCase() + s.slice(1);
@@ -98,6 +113,8 @@ function capitalise(s: string) {
 /** Yields `count` demo ad lines. */
 export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<AdLine> {
   const random = prng(seed);
+  // Pictures and families draw from their own sequence, so the ads themselves are what they were before pictures.
+  const pictureRandom = prng(seed ^ 0x9e3779b9);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const word = () => pick(SYLLABLES) + pick(SYLLABLES);
 
@@ -169,7 +186,7 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
     const topic = CATEGORY_WORDS[categories[0] ?? ''] ?? GENERIC_WORDS;
     if (!creative) {
       const title = `${capitalise(pick(GENERIC_WORDS))} ${pick(topic)} ${pick(GENERIC_WORDS)} ${pick(topic)}`;
-      creative = { id: `cr_${(i + 1).toString().padStart(8, '0')}`, format: pick(FORMATS), title };
+      creative = newCreative(adv, `cr_${(i + 1).toString().padStart(8, '0')}`, pick(FORMATS), title, categories[0] ?? 'ecommerce_and_retail', pictureRandom);
       adv.creatives.push(creative);
     }
 
@@ -182,7 +199,9 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
     const activityDays = Math.max(1, Math.round((days + 1) * (0.5 + random() * 0.5)));
     const host = [pick(SUBDOMAINS), pick(adv.domains)].filter(Boolean).join('.');
     const app = adv.app && random() < 0.7 ? adv.app : null;
-    const mediaCount = creative.format === 'carousel' ? 2 + Math.floor(random() * 4) : creative.format === 'text' ? 0 : 1;
+    // Drawn to keep the sequence of the ads as it was; a creative's pictures are its own (cards).
+    if (creative.format === 'carousel') random();
+    const mediaCount = creative.cards;
     const impressions = Math.floor(Math.exp(6 + random() * 8) * (1 + days / 10));
 
     yield {
@@ -210,10 +229,10 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
       creative: { id: creative.id, format: creative.format, title: creative.title },
       media: Array.from({ length: mediaCount }, (_, m) => ({
         type: creative.format === 'video' ? ('video' as const) : ('image' as const),
-        url: `https://cdn.example-media.net/${creative.id}/${m}.${creative.format === 'video' ? 'mp4' : 'jpg'}`,
+        url: demoMediaUrl({ ...creative.picture, card: m }),
         width: 1080,
         height: creative.format === 'video' ? 1920 : 1080,
-        duration_seconds: creative.format === 'video' ? 15 + (i % 30) : null,
+        duration_seconds: creative.format === 'video' ? 15 + (Number(creative.id.slice(3)) % 30) : null,
       })),
       app,
       impressions,
@@ -246,6 +265,53 @@ function demoLandingUrl(
   if (roll < 68) return `https://www.etsy.com/shop/${ad.slug}?${utm}`;
   if (ad.shop && roll < 140) return `https://${ad.host}/products/${ad.path}?${utm}`;
   return `https://${ad.host}/${ad.path}?${utm}`;
+}
+
+const isVideo = (format: CreativeFormat) => format === 'video';
+
+/**
+ * A new demo creative: with RECUT_SHARE a recut (crop, colour or wording) of an earlier visual creative of the same
+ * advertiser and shape, keeping that family's design; otherwise the first of a family of its own.
+ */
+function newCreative(adv: AdvertiserSeed, id: string, format: CreativeFormat, title: string, category: string, random: () => number): DemoCreativeSeed {
+  const cards = format === 'carousel' ? 2 + Math.floor(random() * 4) : format === 'text' ? 0 : 1;
+  const shape = isVideo(format) ? ('portrait' as const) : ('square' as const);
+  const relatives = adv.creatives.filter((c) => c.cards > 0 && cards > 0 && isVideo(c.format) === isVideo(format) && !c.picture.recut);
+  const family = relatives.length && random() < RECUT_SHARE ? relatives[Math.floor(random() * relatives.length)] : undefined;
+  if (family) {
+    const recut = RECUT_KINDS[Math.floor(random() * RECUT_KINDS.length)] ?? 'crop';
+    const picture = { ...family.picture, recut, headline: recut === 'wording' ? title : family.picture.headline };
+    return { id, format, title, picture, cards };
+  }
+  return { id, format, title, cards, picture: { root: id, recut: null, brand: adv.name, headline: title, cta: demoCallToAction(category, id), category, shape } };
+}
+
+/**
+ * The demo pictures worth rendering under a budget of `budget` pictures: whole families (a design and its recuts),
+ * those whose creatives run the most ads first (ties by the family's id), until the budget is spent. Rendering is
+ * about 24 ms of CPU a picture, so a first `npm start` (100,000 ads, 44,552 pictures) would otherwise spend many
+ * minutes on them.
+ */
+export function demoPicturesWithin(count: number, budget: number, seed = DEFAULT_SEED): Set<string> {
+  const families = new Map<string, { ads: number; urls: Set<string> }>();
+  for (const line of generateDemoAds(count, seed)) {
+    for (const media of line.media) {
+      const root = /^demo:([^/]+)\//.exec(media.url)?.[1];
+      if (!root) continue;
+      const family = families.get(root) ?? { ads: 0, urls: new Set<string>() };
+      family.urls.add(media.url);
+      families.set(root, family);
+    }
+    const root = /^demo:([^/]+)\//.exec(line.media[0]?.url ?? '')?.[1];
+    if (root) (families.get(root) as { ads: number }).ads++;
+  }
+  const chosen = new Set<string>();
+  const ranked = [...families].sort((a, b) => b[1].ads - a[1].ads || (a[0] < b[0] ? -1 : 1));
+  for (const [, family] of ranked) {
+    if (chosen.size + family.urls.size > budget) continue;
+    for (const url of family.urls) chosen.add(url);
+  }
+  return chosen;
 }
 
 /** Writes the demo lines as NDJSON. */

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { SingleBar } from 'cli-progress';
 import { describeFieldErrors, fieldErrorsFrom } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, RejectedRow } from '../store/ad-store.port';
+import type { MediaIngest } from '../media/media-ingest';
 import { AdLine, toAdRecord } from './ad-line';
 
 export interface IngestSummary {
@@ -23,6 +24,8 @@ export interface IngestOptions {
   batchSize?: number;
   /** Draw a progress bar on stderr. */
   progress?: boolean;
+  /** Stores each line's media files before the line is written (a refused file rejects its line). */
+  media?: Pick<MediaIngest, 'resolve'>;
 }
 
 const SAMPLE_LIMIT = 20;
@@ -77,6 +80,11 @@ export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'writ
   };
   const flush = async () => {
     if (!batch.length) return;
+    if (options.media) {
+      const resolved = await options.media.resolve(batch);
+      for (const row of resolved.rejected) reject({ ...row, line: row.id ? (lineOf.get(row.id) ?? 0) : 0 });
+      batch = resolved.records;
+    }
     const result = await writer.write(batch);
     written += result.written;
     for (const row of result.rejected) reject({ ...row, line: row.line || (row.id ? (lineOf.get(row.id) ?? 0) : 0) });

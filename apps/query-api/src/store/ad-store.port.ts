@@ -34,10 +34,10 @@ import type {
   CreativeRow,
   Domain,
   DomainRow,
-  Media,
   Webmaster,
   WebmasterRow,
 } from '@adintel/contracts';
+import type { RecordMedia } from '../media/stored-media';
 
 /** Nest injection token of the active AdStore. */
 export const AD_STORE = Symbol('AD_STORE');
@@ -51,7 +51,8 @@ export const AD_STORE = Symbol('AD_STORE');
  * entity records need. Produced from an NDJSON line by `src/ingest` (validated with zod there).
  */
 export interface AdRecord extends Ad {
-  media: Media[];
+  /** As ingested, with the stored file of each entry (src/media); the engines keep it as written. */
+  media: RecordMedia[];
   /** tldts getDomain(landing_domain); equals landing_domain when the host is the registrable domain. */
   registrable_domain: string;
   advertiser_name: string;
@@ -64,6 +65,15 @@ export interface AdRecord extends Ad {
    */
   creative_title: string;
   app: { id: string; name: string; store: AppStore; bundle_id: string } | null;
+}
+
+/** get_ad and get_creative as the engines hold them: the media as ingested (the services give the public form). */
+export type AdDetailRecord = Omit<AdDetail, 'media'> & { media: RecordMedia[] };
+export type CreativeRecord = Omit<Creative, 'media'> & { media: RecordMedia[] };
+
+export interface CreativeHash {
+  id: string;
+  phash: string;
 }
 
 export interface RejectedRow {
@@ -354,7 +364,7 @@ export interface AdStore {
 
   searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>>;
   countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult>;
-  getAd(id: string): Promise<AdDetail | null>;
+  getAd(id: string): Promise<AdDetailRecord | null>;
   breakdown(filter: AdFilter, field: BreakdownField, limit: number): Promise<BreakdownResult>;
 
   trends(query: TrendQuery): Promise<TrendResult>;
@@ -377,7 +387,12 @@ export interface AdStore {
   ): Promise<KeysetPage<AdvertiserMatch> | null>;
 
   searchCreatives(query: PagedNameQuery): Promise<KeysetPage<CreativeRow>>;
-  getCreative(id: string): Promise<Creative | null>;
+  getCreative(id: string): Promise<CreativeRecord | null>;
+  /**
+   * The perceptual hash of every creative's first picture (the stored media[0] of its ad with the lowest id), for the
+   * look-alike index (src/media/lookalikes.ts); creatives without a stored picture are left out. Ordered by id.
+   */
+  creativePictureHashes(): Promise<CreativeHash[]>;
 
   /** SortKey.id is the domain name. */
   searchDomains(query: PagedNameQuery): Promise<KeysetPage<DomainRow>>;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdsBreakdown, OVERVIEW_SECTIONS } from '@adintel/contracts';
 import { AdsService } from '../../src/ads/ads.service';
+import type { SimilarAdsService } from '../../src/ads/similar-ads.service';
 import type { ListPager } from '../../src/paging/list-pager';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../src/store/sqlite/sqlite-writer';
@@ -20,7 +21,8 @@ describe('the breakdown overview', () => {
     await writer.finish();
     await writer.close();
     store = new SqliteStore({ file, workers: 0 });
-    service = new AdsService(store, {} as ListPager);
+    // Breakdowns neither page, link media nor look for look-alikes: those collaborators are not reached.
+    service = new AdsService(store, {} as ListPager, { PUBLIC_BASE_URL: 'http://localhost:3000' }, {} as SimilarAdsService);
   });
   afterAll(async () => {
     await store.close();

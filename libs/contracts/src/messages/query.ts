@@ -10,6 +10,7 @@ import {
   pagedByIdArgs,
   pagedNameSearchArgs,
   searchAdsArgs,
+  similarNameSearchArgs,
   trendsArgs,
 } from '../tool-args';
 import { AdDetail, AdsBreakdown, AdsCount, AdsPage } from '../resources/ad';
@@ -20,6 +21,7 @@ import { Domain, DomainList } from '../resources/domain';
 import { App, AppList } from '../resources/app';
 import { Trends } from '../resources/trend';
 import { Catalog } from '../resources/catalog';
+import { MediaFile, mediaFileArgs } from '../resources/media';
 import { defineMessage, Pong } from './define';
 
 /** Messages query-api serves: one per data tool, plus a ping. A pattern is written here and nowhere else. */
@@ -32,15 +34,25 @@ export const QueryMessages = {
   searchAdvertisers: defineMessage('query.advertisers.search', nameSearchArgs(), AdvertiserMatches),
   getAdvertiser: defineMessage('query.advertisers.get', byId(), Advertiser),
   advertiserActivity: defineMessage('query.advertisers.activity', advertiserActivityArgs(), AdvertiserActivity),
-  searchWebmasters: defineMessage('query.webmasters.search', pagedNameSearchArgs(), WebmasterList),
+  searchWebmasters: defineMessage(
+    'query.webmasters.search',
+    similarNameSearchArgs('a webmaster id: operators with similar country, category and landing-domain profiles, by similarity'),
+    WebmasterList,
+  ),
   getWebmaster: defineMessage('query.webmasters.get', byId(), Webmaster),
   webmasterAdvertisers: defineMessage('query.webmasters.advertisers', pagedByIdArgs(), AdvertiserList),
-  searchCreatives: defineMessage('query.creatives.search', pagedNameSearchArgs(), CreativeList),
+  searchCreatives: defineMessage(
+    'query.creatives.search',
+    similarNameSearchArgs('a creative id: visual near-duplicates of it (perceptual hash), by similarity'),
+    CreativeList,
+  ),
   getCreative: defineMessage('query.creatives.get', byId(), Creative),
   searchDomains: defineMessage('query.domains.search', pagedNameSearchArgs(), DomainList),
   getDomain: defineMessage('query.domains.get', domainArgs(), Domain),
   searchApps: defineMessage('query.apps.search', pagedNameSearchArgs(), AppList),
   getApp: defineMessage('query.apps.get', byId(), App),
   catalog: defineMessage('query.catalog', noArgs(), Catalog),
+  /** Not a tool: the gateway's media route (GET /api/v1/creo/{id}/media/{n}) reads files through it. */
+  getMedia: defineMessage('query.media.get', mediaFileArgs(), MediaFile),
   ping: defineMessage('query.ping', z.object({}), Pong),
 } as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, DESTINATION_TYPES, OVERVIEW, PLATFORMS } from '../vocabulary';
-import { Id, IsoDate, Share } from './common';
+import { Id, IsoDate, Share, similarityFields } from './common';
 
 /** One ad as search_ads returns it. */
 export const Ad = z.object({
@@ -27,15 +27,18 @@ export const Ad = z.object({
   impressions: z.int().min(0).describe('estimate'),
   popularity: z.number().min(0),
   activity_days_amount: z.int().min(0).describe('distinct days seen active'),
+  ...similarityFields,
 });
 export type Ad = z.infer<typeof Ad>;
 
 export const Media = z.object({
   type: z.enum(['image', 'video']),
-  url: z.string(),
+  url: z.string().describe('the file, served by this service (GET /api/v1/creo/{id}/media/{n}; 10 tokens)'),
   width: z.int().positive(),
   height: z.int().positive(),
   duration_seconds: z.number().nullable(),
+  bytes: z.int().min(0).nullable().describe('size of the file; null when the service does not hold it'),
+  thumbnail_url: z.string().nullable().describe('a small WebP of it (free); null when the service does not hold the file'),
 });
 export type Media = z.infer<typeof Media>;
 

@@ -36,3 +36,15 @@ export const DateWindow = z.object({
   date_to: IsoDate,
 });
 export type DateWindow = z.infer<typeof DateWindow>;
+
+/**
+ * What a row found with `similar_to` adds (product-decisions.md, "Look-alikes"): how similar it is, and why it matches
+ * (`same_creative`, `near_duplicate`, or the traits it shares, e.g. `country:US`). Absent without `similar_to`.
+ */
+export const similarityFields = {
+  similarity: z.number().min(0).max(1).optional().describe('with similar_to: 0..1, rows are ordered by it'),
+  match: z
+    .array(z.string())
+    .optional()
+    .describe('with similar_to: why the row matches: same_creative, near_duplicate, or shared traits (country:US, category:…, domain:…)'),
+};

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CREATIVE_FORMATS, PLATFORMS } from '../vocabulary';
-import { CursorPagination, Id, IsoDate } from './common';
+import { CursorPagination, Id, IsoDate, similarityFields } from './common';
 import { Media } from './ad';
 
 /** A unique (deduplicated) piece of ad media and how widely it runs. */
@@ -13,6 +13,7 @@ export const CreativeRow = z.object({
   platforms: z.array(z.enum(PLATFORMS)),
   first_seen_date: IsoDate,
   last_seen_date: IsoDate,
+  ...similarityFields,
 });
 export type CreativeRow = z.infer<typeof CreativeRow>;
 

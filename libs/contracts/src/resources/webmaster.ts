@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CountryVolume, CursorPagination, Id, Share } from './common';
+import { CountryVolume, CursorPagination, Id, Share, similarityFields } from './common';
 
 /** An affiliate: volume per geography, dominant geography and relevance. */
 export const WebmasterRow = z.object({
@@ -11,6 +11,7 @@ export const WebmasterRow = z.object({
   countries: z.array(CountryVolume),
   dominant_country: z.string().nullable(),
   relevance: Share.describe('share of its ads in the dominant country; 1 = single-geo specialist'),
+  ...similarityFields,
 });
 export type WebmasterRow = z.infer<typeof WebmasterRow>;
 

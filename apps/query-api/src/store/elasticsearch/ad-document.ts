@@ -1,4 +1,5 @@
-import type { Ad, AppStore, Media } from '@adintel/contracts';
+import type { Ad, AppStore } from '@adintel/contracts';
+import type { RecordMedia } from '../../media/stored-media';
 import type { AdRecord } from '../ad-store.port';
 import { landingDomainSuffixes, normaliseHost } from './domain-suffixes';
 
@@ -11,7 +12,7 @@ export interface AdDocument extends Ad {
   webmaster_name: string | null;
   active_period: { gte: string; lte: string };
   creative_title: string;
-  media: Media[];
+  media: RecordMedia[];
   app: { id: string; name: string; store: AppStore; bundle_id: string } | null;
 }
 

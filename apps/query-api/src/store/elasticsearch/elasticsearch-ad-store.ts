@@ -1,13 +1,11 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type {
   Ad,
-  AdDetail,
   Advertiser,
   AdvertiserMatch,
   App,
   AppRow,
   BreakdownField,
-  Creative,
   CreativeRow,
   Domain,
   DomainRow,
@@ -29,6 +27,9 @@ import type {
   SortKey,
   TrendQuery,
   TrendResult,
+  AdDetailRecord,
+  CreativeHash,
+  CreativeRecord,
 } from '../ad-store.port';
 import type { AdDocument } from './ad-document';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
@@ -56,6 +57,7 @@ import {
   webmasterAdvertisersRequest,
 } from './queries/entities.query';
 import { toAdvertiserMatch, toAppRow, toCreativeRow, toDomainRow, toWebmasterRow } from './queries/rollups.query';
+import { creativeHashesFrom, creativeHashesRequest } from './queries/lookalikes.query';
 import {
   byGrowth,
   type GrowthCandidate,
@@ -114,7 +116,7 @@ export class ElasticsearchAdStore implements AdStore {
     return countFrom(await this.search('countAds', countAdsRequest(this.names.ads, filter, exactUpTo)), exactUpTo);
   }
 
-  async getAd(id: string): Promise<AdDetail | null> {
+  async getAd(id: string): Promise<AdDetailRecord | null> {
     const response = await this.search<Partial<AdDocument>>('getAd', getAdRequest(this.names.ads, id));
     const advertiserId = response.hits.hits[0]?._source?.advertiser_id;
     const advertiser = advertiserId ? await this.entity<Advertiser>('advertisers', advertiserId) : null;
@@ -195,11 +197,11 @@ export class ElasticsearchAdStore implements AdStore {
   }
 
   searchCreatives(query: PagedNameQuery): Promise<KeysetPage<CreativeRow>> {
-    return this.entityPage<Creative, CreativeRow>('creatives', query, toCreativeRow);
+    return this.entityPage<CreativeRecord, CreativeRow>('creatives', query, toCreativeRow);
   }
 
-  getCreative(id: string): Promise<Creative | null> {
-    return this.entity<Creative>('creatives', id);
+  getCreative(id: string): Promise<CreativeRecord | null> {
+    return this.entity<CreativeRecord>('creatives', id);
   }
 
   searchDomains(query: PagedNameQuery): Promise<KeysetPage<DomainRow>> {
@@ -220,6 +222,16 @@ export class ElasticsearchAdStore implements AdStore {
 
   async catalog(): Promise<CatalogData> {
     return catalogFrom(await this.search('catalog', catalogRequest(this.names.ads)));
+  }
+
+  async creativePictureHashes(): Promise<CreativeHash[]> {
+    const hashes: CreativeHash[] = [];
+    for (let after: string | null = null, first = true; first || after !== null; first = false) {
+      const page = creativeHashesFrom(await this.search('creative hashes', creativeHashesRequest(this.names.entity('creatives'), after)));
+      hashes.push(...page.hashes);
+      after = page.next;
+    }
+    return hashes;
   }
 
   private async entityPage<R, T>(kind: EntityKind, query: NameQuery | PagedNameQuery, project: (record: R) => T) {

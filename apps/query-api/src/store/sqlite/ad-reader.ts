@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { Ad, AdDetail, AdSort, AdvertiserMatch, BreakdownField, Platform } from '@adintel/contracts';
-import type { AdFilter, AdSearchQuery, BreakdownResult, CountResult, CoverageData, KeysetPage, TrendQuery, TrendResult } from '../ad-store.port';
+import type { Ad, AdSort, AdvertiserMatch, BreakdownField, Platform } from '@adintel/contracts';
+import type { RecordMedia } from '../../media/stored-media';
+import type { AdDetailRecord, AdFilter, AdSearchQuery, BreakdownResult, CountResult, CoverageData, KeysetPage, TrendQuery, TrendResult } from '../ad-store.port';
 import { isoDate } from '../text';
 import { AdPlanner, ftsQuery, SORT_INDEX } from './ad-planner';
 import { ColumnarAds } from './columnar-search';
@@ -179,7 +180,7 @@ export class AdReader {
     return n > exactUpTo ? { total: exactUpTo, estimated: true } : { total: n, estimated: false };
   }
 
-  getAd(id: string): AdDetail | null {
+  getAd(id: string): AdDetailRecord | null {
     const row = this.db
       .prepare('SELECT d.doc, d.advertiser_name, d.webmaster_name FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?')
       .get(id) as
@@ -275,7 +276,7 @@ export class AdReader {
   }
 }
 
-type StoredDoc = Ad & { media: AdDetail['media'] };
+type StoredDoc = Ad & { media: RecordMedia[] };
 
 function toAd(doc: StoredDoc): Ad {
   const { media: _media, ...ad } = doc;

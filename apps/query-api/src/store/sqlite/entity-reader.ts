@@ -1,18 +1,17 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type {
-  AdDetail,
   Advertiser,
   AdvertiserMatch,
   App,
   AppRow,
-  Creative,
   CreativeRow,
   Domain,
   DomainRow,
   Webmaster,
   WebmasterRow,
 } from '@adintel/contracts';
-import type { ActivityDayData, CatalogData, DateRange, KeysetPage, NameQuery, PagedNameQuery, SortKey } from '../ad-store.port';
+import type { ActivityDayData, CatalogData, CreativeHash, CreativeRecord, DateRange, KeysetPage, NameQuery, PagedNameQuery, SortKey } from '../ad-store.port';
+import type { RecordMedia } from '../../media/stored-media';
 import { dayNumber, isoDate } from '../text';
 import type { GenerationCache } from './generation-cache';
 
@@ -92,7 +91,7 @@ export class EntityReader {
     return this.searchEntities<CreativeRow>('creative', query);
   }
 
-  getCreative(id: string): Creative | null {
+  getCreative(id: string): CreativeRecord | null {
     const row = this.entity<CreativeRow>('creative', id, 'row_doc');
     if (!row) return null;
     const first = this.db
@@ -122,6 +121,18 @@ export class EntityReader {
       advertiser_ids: advertisers.map((a) => a.key),
       sample_ad_ids: samples.map((s) => s.id),
     };
+  }
+
+  creativePictureHashes(): CreativeHash[] {
+    // The (creative_id, id) index gives each creative's first ad without a sort; its document holds the stored media.
+    return this.db
+      .prepare(
+        `SELECT f.creative_id AS id, json_extract(d.doc, '$.media[0].stored.phash') AS phash
+         FROM (SELECT creative_id, min(id) AS first FROM ads GROUP BY creative_id) f
+         JOIN ads a ON a.id = f.first JOIN ad_docs d ON d.rid = a.rid
+         WHERE phash IS NOT NULL ORDER BY f.creative_id`,
+      )
+      .all() as unknown as CreativeHash[];
   }
 
   searchDomains(query: PagedNameQuery): KeysetPage<DomainRow> {
@@ -196,4 +207,4 @@ function keysetOf<T>(rows: EntityHit[], limit: number): KeysetPage<T> {
 }
 
 /** What the ad documents carry beside the Ad (get_creative reads the media of its first ad). */
-type StoredDoc = { media: AdDetail['media'] };
+type StoredDoc = { media: RecordMedia[] };

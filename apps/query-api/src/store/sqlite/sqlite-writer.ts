@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { RecordMedia } from '../../media/stored-media';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
@@ -111,9 +112,10 @@ export class SqliteWriter implements AdStoreWriter {
     const result: ApplyResult = { added: 0, replaced: 0, unchanged: 0, rejected: [] };
     this.db.exec('BEGIN');
     try {
-      for (const ad of batch) {
+      for (const sighting of batch) {
+        const old = s.findRow.get(sighting.id) as (AdRow & { content: string; doc: string }) | undefined;
+        const ad = old ? keepingStoredMedia(sighting, old.doc) : sighting;
         const content = contentDigest(ad);
-        const old = s.findRow.get(ad.id) as (AdRow & { content: string; doc: string }) | undefined;
         if (old?.content === content) {
           result.unchanged++;
           continue;
@@ -303,6 +305,17 @@ export class SqliteWriter implements AdStoreWriter {
 }
 
 const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+/**
+ * The sighting with the stored file of each media entry the store already holds under the same URL: a live line
+ * carries its media as published, and the file was stored (or the demo picture rendered) when the ad was first loaded.
+ */
+function keepingStoredMedia(ad: AdRecord, storedDoc: string): AdRecord {
+  if (!ad.media.some((m) => !m.stored)) return ad;
+  const stored = new Map((JSON.parse(storedDoc) as { media?: RecordMedia[] }).media?.flatMap((m) => (m.stored ? [[m.url, m.stored] as const] : [])) ?? []);
+  if (!stored.size) return ad;
+  return { ...ad, media: ad.media.map((m) => (m.stored || !stored.has(m.url) ? m : { ...m, stored: stored.get(m.url) })) };
+}
 
 /** A digest of everything a record says: a sighting with the same digest as the stored ad changes nothing. */
 function contentDigest(ad: AdRecord): string {

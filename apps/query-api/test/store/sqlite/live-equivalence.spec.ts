@@ -147,3 +147,27 @@ describe("the serving process's live writer (its own thread)", () => {
     }
   });
 });
+
+it('a live sighting keeps the stored file of a media URL the store already holds, and its re-delivery changes nothing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'query-live-media-'));
+  const file = join(dir, 'ads.sqlite');
+  const stored = { type: 'image' as const, key: 'ab.png', mime: 'image/png' as const, bytes: 10, width: 1, height: 1, duration_seconds: null, thumbnail_key: 'ab.webp', poster_key: null, phash: '00' };
+  const [first] = FIXTURE_RECORDS as [AdRecord];
+  const url = 'https://cdn.example.com/a.png';
+  const loaded: AdRecord = { ...first, media: [{ type: 'image', url, width: 1, height: 1, duration_seconds: null, stored }], media_count: 1 };
+  const writer = new SqliteWriter(file);
+  const store = new SqliteStore({ file, workers: 0 });
+  try {
+    await writer.write([loaded]);
+    await writer.finish();
+    // The live line carries its media as published: no stored file.
+    const sighting: AdRecord = { ...loaded, status_today: 'inactive', media: [{ type: 'image', url, width: 1, height: 1, duration_seconds: null }] };
+    expect((await writer.apply([sighting])).replaced).toBe(1);
+    expect((await store.getAd(first.id))?.media).toEqual([{ type: 'image', url, width: 1, height: 1, duration_seconds: null, stored }]);
+    expect(await writer.apply([sighting])).toMatchObject({ unchanged: 1, replaced: 0 });
+  } finally {
+    await writer.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

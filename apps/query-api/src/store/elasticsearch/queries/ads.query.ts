@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { Ad, AdDetail, AdSort, BreakdownField, Platform } from '@adintel/contracts';
-import type { AdFilter, AdSearchQuery, BreakdownResult, CountResult, KeysetPage, SortKey } from '../../ad-store.port';
+import type { Ad, AdSort, BreakdownField, Platform } from '@adintel/contracts';
+import type { AdDetailRecord, AdFilter, AdSearchQuery, BreakdownResult, CountResult, KeysetPage, SortKey } from '../../ad-store.port';
 import { AD_FIELDS, adFromSource, type AdDocument } from '../ad-document';
 import { adFilterQuery } from './ad-filter.query';
 import { hitsOf, totalOf, type TermsAgg, termsOrder } from './responses';
@@ -99,7 +99,7 @@ export function getAdRequest(index: string, id: string): estypes.SearchRequest {
 export function adDetailFrom(
   response: estypes.SearchResponse<Partial<AdDocument>>,
   advertiserPlatforms: Platform[] | null,
-): AdDetail | null {
+): AdDetailRecord | null {
   const source = hitsOf(response)[0];
   if (!source) return null;
   const ad = adFromSource(source);

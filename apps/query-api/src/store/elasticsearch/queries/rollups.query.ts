@@ -4,7 +4,6 @@ import type {
   AdvertiserMatch,
   App,
   AppRow,
-  Creative,
   CreativeRow,
   CountryVolume,
   Domain,
@@ -13,6 +12,7 @@ import type {
   Webmaster,
   WebmasterRow,
 } from '@adintel/contracts';
+import type { CreativeRecord } from '../../ad-store.port';
 import type { AdDocument } from '../ad-document';
 import type { EntityKind } from '../index-names';
 import { nameSuffixes } from '../../text';
@@ -227,7 +227,7 @@ export function entityDocumentFrom(kind: EntityKind, bucket: RollupBucket): Enti
       return { id, name_suffixes: nameSuffixes(record.name), ads_total: total, record };
     }
     case 'creatives': {
-      const record: Creative = {
+      const record: CreativeRecord = {
         id,
         title: first.creative_title ?? '',
         creative_format: first.creative_format ?? 'image',
@@ -290,7 +290,7 @@ export const toWebmasterRow = (w: Webmaster): WebmasterRow => ({
   dominant_country: w.dominant_country,
   relevance: w.relevance,
 });
-export const toCreativeRow = (c: Creative): CreativeRow => ({
+export const toCreativeRow = (c: CreativeRecord): CreativeRow => ({
   id: c.id,
   title: c.title,
   creative_format: c.creative_format,

@@ -1,0 +1,74 @@
+import { mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mediaKeyOf } from './media-key';
+import { clampRange, MEDIA_KEY, mimeOfKey, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
+
+/**
+ * Files under `<root>/<first two hex digits>/<key>`: content keys never change, so a file once written is never
+ * rewritten; a write goes to a temporary name first and is renamed, so a reader never sees half a file.
+ */
+export class FilesystemMediaStore implements MediaStore {
+  readonly engine = 'filesystem' as const;
+
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    return join(this.root, key.slice(0, 2), key);
+  }
+
+  async put(bytes: Buffer, mime: MediaMime): Promise<StoredFile> {
+    const key = mediaKeyOf(bytes, mime);
+    const file = this.pathOf(key);
+    const existing = await this.stat(key);
+    if (existing) return existing;
+    await mkdir(join(this.root, key.slice(0, 2)), { recursive: true });
+    const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, bytes);
+    await rename(temporary, file);
+    return { key, mime, bytes: bytes.length };
+  }
+
+  async stat(key: string): Promise<StoredFile | null> {
+    const mime = mimeOfKey(key);
+    if (!mime) return null;
+    try {
+      const info = await stat(this.pathOf(key));
+      return { key, mime, bytes: info.size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<MediaRead | null> {
+    if (!MEDIA_KEY.test(key)) return null;
+    let handle;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    try {
+      const size = (await handle.stat()).size;
+      const mime = mimeOfKey(key) as MediaMime;
+      if (!range) return { key, mime, bytes: size, body: await handle.readFile(), range: null };
+      const clamped = clampRange(range, size);
+      if (!clamped) return { key, mime, bytes: size, body: Buffer.alloc(0), range: null };
+      const body = Buffer.alloc(clamped.end - clamped.start + 1);
+      await handle.read(body, 0, body.length, clamped.start);
+      return { key, mime, bytes: size, body, range: clamped };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+  }
+
+  async close(): Promise<void> {
+    // Nothing held open between calls.
+  }
+}

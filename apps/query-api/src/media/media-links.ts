@@ -1,0 +1,28 @@
+import type { Media } from '@adintel/contracts';
+import type { RecordMedia } from './stored-media';
+
+/** The public path of a creative's media file n (the REST route the gateway serves; docs/media.md). */
+export function mediaPath(creativeId: string, index: number, thumbnail = false): string {
+  return `/api/v1/creo/${encodeURIComponent(creativeId)}/media/${index}${thumbnail ? '/thumbnail' : ''}`;
+}
+
+/**
+ * The public form of media entries: a stored file gets the service's durable URLs (under `baseUrl`, the public
+ * origin) and its real size and dimensions; an entry without a stored file keeps the URL it was ingested with.
+ * Entries link to their creative's files: a creative's media are those of its first ad.
+ */
+export function publicMedia(baseUrl: string, creativeId: string, media: readonly RecordMedia[]): Media[] {
+  return media.map((entry, index) =>
+    entry.stored
+      ? {
+          type: entry.stored.type,
+          url: `${baseUrl}${mediaPath(creativeId, index)}`,
+          width: entry.stored.width,
+          height: entry.stored.height,
+          duration_seconds: entry.stored.duration_seconds,
+          bytes: entry.stored.bytes,
+          thumbnail_url: `${baseUrl}${mediaPath(creativeId, index, true)}`,
+        }
+      : { type: entry.type, url: entry.url, width: entry.width, height: entry.height, duration_seconds: entry.duration_seconds, bytes: null, thumbnail_url: null },
+  );
+}

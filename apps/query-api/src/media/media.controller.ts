@@ -1,0 +1,14 @@
+import { Controller } from '@nestjs/common';
+import { QueryMessages, type Received } from '@adintel/contracts';
+import { HandleMessage, Payload } from '@adintel/transport';
+import { MediaService } from './media.service';
+
+@Controller()
+export class MediaController {
+  constructor(private readonly media: MediaService) {}
+
+  @HandleMessage(QueryMessages.getMedia)
+  file(@Payload() args: Received<typeof QueryMessages.getMedia>) {
+    return this.media.file(args);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The engine-agnostic contract of the MediaStore port. Every engine runs it: media-store.spec.ts runs the filesystem
+ * engine and the S3 engine (against the S3 double of test/support/s3-double.ts).
+ */
+import { createHash } from 'node:crypto';
+import type { MediaStore } from '../../src/media/media-store.port';
+
+export interface MediaStoreUnderTest {
+  store: MediaStore;
+  close(): Promise<void>;
+}
+
+export function describeMediaStoreContract(engine: string, open: () => Promise<MediaStoreUnderTest>): void {
+  describe(`MediaStore contract: ${engine}`, () => {
+    let subject: MediaStoreUnderTest;
+    beforeAll(async () => {
+      subject = await open();
+      await subject.store.ping();
+    });
+    afterAll(() => subject.close());
+
+    const bytes = Buffer.from(Array.from({ length: 5_000 }, (_, i) => (i * 7) % 256));
+
+    it('stores bytes under their SHA-256 and the extension of their type, and gives them back', async () => {
+      const stored = await subject.store.put(bytes, 'image/png');
+      expect(stored).toEqual({ key: `${createHash('sha256').update(bytes).digest('hex')}.png`, mime: 'image/png', bytes: 5_000 });
+      const read = await subject.store.get(stored.key);
+      expect(read?.body.equals(bytes)).toBe(true);
+      expect(read).toMatchObject({ key: stored.key, mime: 'image/png', bytes: 5_000, range: null });
+      expect(await subject.store.stat(stored.key)).toEqual(stored);
+    });
+
+    it('stores the same bytes once (the same key), and the same bytes as another type under another key', async () => {
+      const first = await subject.store.put(bytes, 'video/mp4');
+      const again = await subject.store.put(Buffer.from(bytes), 'video/mp4');
+      expect(again).toEqual(first);
+      expect(first.key.endsWith('.mp4')).toBe(true);
+    });
+
+    it('reads a byte range, clamping its end to the file', async () => {
+      const { key } = await subject.store.put(bytes, 'video/mp4');
+      const part = await subject.store.get(key, { start: 10, end: 19 });
+      expect(part?.range).toEqual({ start: 10, end: 19 });
+      expect(part?.body.equals(bytes.subarray(10, 20))).toBe(true);
+      expect(part?.bytes).toBe(5_000);
+      const tail = await subject.store.get(key, { start: 4_990, end: 9_999 });
+      expect(tail?.range).toEqual({ start: 4_990, end: 4_999 });
+      expect(tail?.body.equals(bytes.subarray(4_990))).toBe(true);
+      const past = await subject.store.get(key, { start: 5_000, end: 5_010 });
+      expect(past?.body.length).toBe(0);
+      expect(past?.range).toBeNull();
+    });
+
+    it('answers null for a key it does not hold, and for anything that is not a content key', async () => {
+      expect(await subject.store.get(`${'0'.repeat(64)}.png`)).toBeNull();
+      expect(await subject.store.stat(`${'0'.repeat(64)}.png`)).toBeNull();
+      for (const bad of ['../../etc/passwd', `${'a'.repeat(64)}.svg`, `${'A'.repeat(64)}.png`, '']) {
+        expect(await subject.store.get(bad)).toBeNull();
+        expect(await subject.store.stat(bad)).toBeNull();
+      }
+    });
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * The look-alike index's read from Elasticsearch, checked by output (no Elasticsearch server runs on these machines):
+ * the request each page sends, and the paging through the mock transport until a short page.
+ */
+import { Client } from '@elastic/elasticsearch';
+import Mock from '@elastic/elasticsearch-mock';
+import { CREATIVE_HASH_PAGE, creativeHashesRequest } from '../../../../src/store/elasticsearch/queries/lookalikes.query';
+import { ElasticsearchAdStore } from '../../../../src/store/elasticsearch/elasticsearch-ad-store';
+
+describe('creative picture hashes on Elasticsearch', () => {
+  it('pages the creatives alias in id order, reading only the first picture hash', () => {
+    expect(creativeHashesRequest('adi-creatives', null)).toEqual({
+      index: 'adi-creatives',
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      size: CREATIVE_HASH_PAGE,
+      sort: [{ id: 'asc' }],
+      _source: ['id', 'record.media.stored.phash'],
+      query: { match_all: {} },
+      track_total_hits: false,
+    });
+    expect(creativeHashesRequest('adi-creatives', 'cr_9')).toMatchObject({ search_after: ['cr_9'] });
+  });
+
+  it('walks pages until a short one, leaving out creatives without a stored picture', async () => {
+    const mock = new Mock();
+    const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
+    const bodies: { search_after?: string[] }[] = [];
+    const hit = (id: string, phash?: string) => ({ _index: 'i', _id: id, _source: { id, record: { media: phash ? [{ stored: { phash } }] : [] } } });
+    mock.add({ method: 'POST', path: '/adi-creatives/_search' }, (params) => {
+      const body = params.body as { search_after?: string[] };
+      bodies.push(body);
+      const hits = body.search_after
+        ? [hit('cr_z', 'f'.repeat(64))]
+        : Array.from({ length: CREATIVE_HASH_PAGE }, (_, i) => hit(`cr_${String(i).padStart(5, '0')}`, i === 1 ? undefined : '0'.repeat(64)));
+      return { hits: { hits } };
+    });
+    const hashes = await new ElasticsearchAdStore(client, 'adi').creativePictureHashes();
+    expect(hashes).toHaveLength(CREATIVE_HASH_PAGE);
+    expect(hashes.at(-1)).toEqual({ id: 'cr_z', phash: 'f'.repeat(64) });
+    expect(hashes.some((h) => h.id === 'cr_00001')).toBe(false);
+    expect(bodies.map((b) => b.search_after ?? null)).toEqual([null, [`cr_${String(CREATIVE_HASH_PAGE - 1).padStart(5, '0')}`]]);
+  });
+});
