@@ -1,17 +1,9 @@
 // Real processes for the bundle test: a private redis-server and apps started from the production bundle.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
-/** A free TCP port on loopback. */
-export async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../dev-stack/free-port.mjs';
 
 /** Starts `command args` and resolves once `ready()` holds; the handle stops it and keeps its output. */
 export async function startProcess(name, command, args, { cwd, env, ready, timeoutMs = 60_000 }) {

@@ -2,19 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.mjs';
 
 const frontDoor = fileURLToPath(new URL('./front-door.mjs', import.meta.url));
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  return port;
-}
 
 /** The front door as `npm start` runs it (listenFrontDoor without PUBLIC_HOST), in a process of its own. */
 async function startFrontDoor(port, host) {

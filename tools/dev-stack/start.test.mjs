@@ -6,23 +6,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
 import { LOG_DIR, logFormatFrom, parseLogLine, readable } from './console.mjs';
+import { freePort } from './free-port.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const APPS = Object.keys(APP_PORTS);
 const TOUR = 'Ad intelligence is up at';
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  return port;
-}
 
 /** Runs start.mjs until its tour is printed (or it exits), then stops it with Ctrl-C's signal. */
 async function runStart(env) {
