@@ -54,7 +54,7 @@ export class EntityRecords {
     }
     names.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
     for (const [kind, suffix, id] of names) this.s.insertName.run(kind, suffix, id);
-    const store = [...totals.entities()].find(([kind]) => kind === 'store')?.[2];
+    const store = byKind.get('store')?.[0]?.[1];
     if (store) this.writeCatalog(store);
     return rendered;
   }
