@@ -2,8 +2,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { freePort } from '../dev-stack/free-port.mjs';
 
-export { freePort } from '../dev-stack/free-port.mjs';
+export { freePort };
 
 /** Starts `command args` and resolves once `ready()` holds; the handle stops it and keeps its output. */
 export async function startProcess(name, command, args, { cwd, env, ready, timeoutMs = 60_000 }) {
