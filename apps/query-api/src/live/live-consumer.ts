@@ -67,8 +67,12 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.stopping) return this.loop;
     this.stopping = true;
     for (const timer of this.timers) clearInterval(timer);
-    if (this.reading) this.reader?.disconnect();
+    // A read in flight may already hold delivered entries (pending in the group): let it return (it blocks at most
+    // BLOCK_MS) so that batch is applied and acked. Only a read still waiting past that (Redis away, the read queued)
+    // loses its connection.
+    const giveUp = this.reading ? setTimeout(() => this.reader?.disconnect(), BLOCK_MS + 500) : undefined;
     await this.loop;
+    clearTimeout(giveUp);
     this.reader?.disconnect();
   }
 
