@@ -13,16 +13,25 @@ export class ColumnarAds {
   /**
    * Posting lists: the positions of each country, category, advertiser, webmaster, app and creative code,
    * ascending. A scan or a count visits only one value's ads; alone, a list's length is the exact count.
+   * Each is built on first use: a reader brings its columns forward after every live batch, and rebuilding every
+   * index there (a pass over every ad each, about 200 ms of a batch at 1M ads) would pay for the ones no query asks.
    */
-  private readonly countryPostings: Int32Array[];
-  private readonly categoryPostings: Int32Array[];
-  private readonly idPostings: Record<IdFilter, Int32Array[]>;
+  private readonly countryPostings = once(() => ColumnarAds.postings(this.cols.countryOff, this.cols.countryVal, this.cols.n, this.cols.dicts.countries.length));
+  private readonly categoryPostings = once(() =>
+    ColumnarAds.postings(this.cols.categoryOff, this.cols.categoryVal, this.cols.n, this.cols.dicts.categories.length),
+  );
+  private readonly idPostings: Record<IdFilter, () => Int32Array[]> = {
+    advertiserId: once(() => ColumnarAds.keyPostings(this.cols.advertiser, this.cols.dicts.advertiserIds.length)),
+    webmasterId: once(() => ColumnarAds.keyPostings(this.cols.webmaster, this.cols.dicts.webmasterIds.length)),
+    appId: once(() => ColumnarAds.keyPostings(this.cols.app, this.cols.dicts.appIds.length)),
+    creativeId: once(() => ColumnarAds.keyPostings(this.cols.creative, this.cols.dicts.creativeIds.length)),
+  };
   /** Positions grouped by host rank (ascending within a host): a host range's ads are one slice, not in position order. */
-  private readonly byHost: { positions: Int32Array; offsets: Int32Array } | null;
+  private readonly byHost = once(() => (this.cols.host ? ColumnarAds.grouped(this.cols.host, this.cols.dicts.hostsReversed.length) : null));
   /** Ads per (country, category) pair, built on first use: the count of that filter pair alone. */
   private pairCounts: Int32Array | null = null;
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
-  private readonly lastSorted: Int32Array;
+  private readonly lastSorted = once(() => sortedDays(this.cols.last));
   /** Each dictionary's codes by value. */
   readonly codes: DictionaryCodes;
 
@@ -35,16 +44,6 @@ export class ColumnarAds {
     for (let i = 0; i < cols.n; i++) maxRid = Math.max(maxRid, cols.rid[i] ?? 0);
     this.posOfRid = new Int32Array(maxRid + 1).fill(-1);
     for (let i = 0; i < cols.n; i++) this.posOfRid[cols.rid[i] ?? 0] = i;
-    this.countryPostings = ColumnarAds.postings(cols.countryOff, cols.countryVal, cols.n, cols.dicts.countries.length);
-    this.categoryPostings = ColumnarAds.postings(cols.categoryOff, cols.categoryVal, cols.n, cols.dicts.categories.length);
-    this.idPostings = {
-      advertiserId: ColumnarAds.keyPostings(cols.advertiser, cols.dicts.advertiserIds.length),
-      webmasterId: ColumnarAds.keyPostings(cols.webmaster, cols.dicts.webmasterIds.length),
-      appId: ColumnarAds.keyPostings(cols.app, cols.dicts.appIds.length),
-      creativeId: ColumnarAds.keyPostings(cols.creative, cols.dicts.creativeIds.length),
-    };
-    this.lastSorted = sortedDays(cols.last);
-    this.byHost = cols.host ? ColumnarAds.grouped(cols.host, cols.dicts.hostsReversed.length) : null;
     this.codes = codes ?? dictionaryCodes(cols.dicts);
   }
 
@@ -95,7 +94,7 @@ export class ColumnarAds {
 
   /** Whether these columns can answer a landing_domain filter (stores built before the host column cannot). */
   get servesHosts(): boolean {
-    return this.byHost !== null;
+    return this.cols.host !== null;
   }
 
   positionOf(rid: number): number {
@@ -204,17 +203,18 @@ export class ColumnarAds {
       const list = positions ?? new Int32Array(0);
       if (!best || list.length < best.positions.length) best = { driver, positions: list, ordered };
     };
-    if (f.hosts && this.byHost) {
-      const { positions, offsets } = this.byHost;
+    const byHost = f.hosts ? this.byHost() : null;
+    if (f.hosts && byHost) {
+      const { positions, offsets } = byHost;
       // One host: its positions are ascending. Several: grouped by host, so a walk cannot stop early by date.
       offer('host', positions.subarray(offsets[f.hosts.from] ?? 0, offsets[f.hosts.to] ?? 0), f.hosts.to - f.hosts.from === 1);
     }
-    if (f.country >= 0) offer('country', this.countryPostings[f.country]);
+    if (f.country >= 0) offer('country', this.countryPostings()[f.country]);
     if (f.categories?.size === 1) {
       const [category] = f.categories;
-      offer('category', category === undefined ? undefined : this.categoryPostings[category]);
+      offer('category', category === undefined ? undefined : this.categoryPostings()[category]);
     }
-    for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, this.idPostings[key][f.ids[key]]);
+    for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, this.idPostings[key]()[f.ids[key]]);
     return best;
   }
 
@@ -278,7 +278,7 @@ export class ColumnarAds {
     if (!postings && !bits && !candidates && this.checksBeside(f, null) === (f.from > -Infinity ? 1 : 0) + (f.to < Infinity ? 1 : 0)) {
       // Dates alone: active in [from, to] = first_seen <= to, minus those that ended before `from` (which all
       // started before it too).
-      return Math.min(bound, this.end(f.to) - lowerBound(this.lastSorted, f.from));
+      return Math.min(bound, this.end(f.to) - lowerBound(this.lastSorted(), f.from));
     }
     const matches = this.matcher(f, driver);
     const inWords = bits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
@@ -514,4 +514,10 @@ export function lowerBound<T extends number | string>(sorted: ArrayLike<T>, valu
     else hi = mid;
   }
   return lo;
+}
+
+/** A value computed on the first call and kept. */
+function once<T>(make: () => T): () => T {
+  let value: { v: T } | null = null;
+  return () => (value ??= { v: make() }).v;
 }
