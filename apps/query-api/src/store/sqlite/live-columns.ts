@@ -377,21 +377,18 @@ function extendDictionaries(old: ColumnarAds, added: AddedAd[]): { dicts: Omit<A
   return { dicts, codes };
 }
 
-/** Each word bitset over the new positions: surviving bits move with their ads, added ads set their words' bits. */
+/**
+ * Each word bitset over the new positions: surviving bits move with their ads, added ads set their words' bits.
+ * Surviving positions move in runs by one offset each (removed ones drop out, added ones open gaps), so bits are
+ * copied run by run, up to 32 at a time, instead of one set bit at a time.
+ */
 function moveWordBits(wordBits: Map<string, Uint32Array>, n: number, newPosition: Int32Array, added: { at: number; ad: AddedAd }[]): Map<string, Uint32Array> {
+  const runs = positionRuns(newPosition);
   const out = new Map<string, Uint32Array>();
   const length = (n + 31) >>> 5;
   for (const [word, bits] of wordBits) {
     const moved = new Uint32Array(length);
-    for (let w = 0; w < bits.length; w++) {
-      let word32 = bits[w] ?? 0;
-      while (word32 !== 0) {
-        const bit = 31 - Math.clz32(word32 & -word32);
-        word32 = (word32 ^ (1 << bit)) >>> 0;
-        const to = newPosition[w * 32 + bit] ?? -1;
-        if (to >= 0) moved[to >>> 5] = (moved[to >>> 5] ?? 0) | (1 << (to & 31));
-      }
-    }
+    for (const { src, dst, len } of runs) copyBits(bits, src, moved, dst, len);
     out.set(word, moved);
   }
   for (const { at: to, ad } of added) {
@@ -401,6 +398,32 @@ function moveWordBits(wordBits: Map<string, Uint32Array>, n: number, newPosition
     }
   }
   return out;
+}
+
+/** The old positions that survive, as runs that keep their order and move by one offset (newPosition -1: removed). */
+function positionRuns(newPosition: Int32Array): { src: number; dst: number; len: number }[] {
+  const runs: { src: number; dst: number; len: number }[] = [];
+  for (let p = 0; p < newPosition.length; p++) {
+    const to = newPosition[p] ?? -1;
+    if (to < 0) continue;
+    const run = runs.at(-1);
+    if (run && run.src + run.len === p && run.dst + run.len === to) run.len++;
+    else runs.push({ src: p, dst: to, len: 1 });
+  }
+  return runs;
+}
+
+/** ORs bits [src, src + len) of `from` into `to` from bit `dst` on, in pieces that stay within one word of each. */
+function copyBits(from: Uint32Array, src: number, to: Uint32Array, dst: number, len: number): void {
+  for (let i = 0; i < len; ) {
+    const s = src + i;
+    const d = dst + i;
+    const take = Math.min(32 - (s & 31), 32 - (d & 31), len - i);
+    const mask = take === 32 ? 0xffffffff : (1 << take) - 1;
+    const piece = ((from[s >>> 5] ?? 0) >>> (s & 31)) & mask;
+    if (piece !== 0) to[d >>> 5] = (to[d >>> 5] ?? 0) | (piece << (d & 31));
+    i += take;
+  }
 }
 
 function prepare(db: DatabaseSync) {
