@@ -5,10 +5,11 @@
  * freshness (XADD to visible through the public API, sampled on new ads) p50/p95, the queries' p95 against the
  * same queries with no ingest, query-api's CPU per sighting, and whether the rate was sustained (the group's backlog
  * at the end of the step). Goal (issue 27): at least 1,000 sightings/s with freshness p95 <= 5 s and query p95 <= 1.5x
- * idle; search_ads p95 <= 3x its one-at-a-time p50.
+ * idle; search_ads p95 <= 3x its one-at-a-time p50. Last, a control: the same query load with no ingest beside a
+ * process burning the CPU the last rate's ingest took, which tells what sharing the cores costs the queries by itself.
  * Run: npx nx run e2e:live-bench [-- --ads=1000000 --rates=250,500,1000 --seconds=20 --data-dir=tmp/e2e-bench/ads-1000000]
  */
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +35,8 @@ const SEARCHES = [
   '/api/v1/ads?q=bonus&limit=20',
 ];
 const TRENDS = ['/api/v1/analytics/trends/geo', '/api/v1/analytics/trends/advertisers/cards?country=US'];
+/** How often a new ad is picked to be watched for freshness. */
+const WATCH_EVERY_MS = 250;
 
 interface Latencies {
   search: number[];
@@ -154,6 +157,7 @@ async function main() {
     out('|---:|---:|---:|---:|---:|---:|---:|---:|');
 
     let next = 0;
+    let ingestCpuPerSecond = 0;
     for (const rate of rates) {
       const freshness: number[] = [];
       const watching: Promise<void>[] = [];
@@ -161,7 +165,8 @@ async function main() {
       const load = steadyLoad(stack.baseUrl, token, queryRate, seconds);
       const started = performance.now();
       let sent = 0;
-      // XADD in ticks of 50 ms; every 25th new ad is watched until GET /api/v1/ads/{id} finds it.
+      let lastWatch = 0;
+      // XADD in ticks of 50 ms; a new ad every WATCH_EVERY_MS is watched until GET /api/v1/ads/{id} finds it.
       while (performance.now() - started < seconds * 1000) {
         const due = Math.floor(((performance.now() - started) / 1000) * rate);
         const pipeline = redis.pipeline();
@@ -170,7 +175,12 @@ async function main() {
           const line = sightings[next];
           if (!line) break;
           pipeline.xadd(values.stream, '*', 'line', line.text);
-          if (line.id.startsWith('live_') && next % 25 === 0) watched.push(line.id);
+          // A few new ads a second are watched: each is polled until it answers, and more polls would be a query load
+          // of their own that grows with the rate (at 1 in 25 new ads, 1,000 sightings/s added ~120 calls/s).
+          if (line.id.startsWith('live_') && performance.now() - lastWatch >= WATCH_EVERY_MS) {
+            watched.push(line.id);
+            lastWatch = performance.now();
+          }
         }
         const at = performance.now();
         await pipeline.exec();
@@ -180,6 +190,7 @@ async function main() {
       const queries = await load;
       await Promise.all(watching);
       const stepCpu = appCpuMs(queryPid) - cpu - idleCpu * seconds;
+      ingestCpuPerSecond = stepCpu / seconds;
       const groups = (await redis.call('XINFO', 'GROUPS', values.stream)) as unknown[][];
       const backlog = groups.map((g) => {
         const fields = new Map<string, unknown>();
@@ -194,10 +205,40 @@ async function main() {
       // Let the backlog drain before the next rate, so each step starts even.
       for (let wait = 0; wait < 60 && (await backlogOf(redis, values.stream)) > 0; wait++) await sleep(1_000);
     }
+
+    // The control: no ingest, and beside the same query load a process that burns the CPU the last rate's ingest
+    // took. If the queries suffer as much, what they suffer from is sharing two cores, not how ingest does its work.
+    const burner = burnCpu(ingestCpuPerSecond);
+    let control: Latencies;
+    try {
+      control = await steadyLoad(stack.baseUrl, token, queryRate, seconds);
+    } finally {
+      burner.kill();
+    }
+    out('');
+    out(
+      `control, no ingest, a burner taking ${ingestCpuPerSecond.toFixed(0)} ms of CPU a second (the last rate's ingest): search p95 ${ms(pct(control.search, 95))} ` +
+        `(${(pct(control.search, 95) / pct(idle.search, 95)).toFixed(2)}x idle), trends p95 ${ms(pct(control.trends, 95))} ` +
+        `(${(pct(control.trends, 95) / pct(idle.trends, 95)).toFixed(2)}x idle), search p95 / one-at-a-time p50 ${(pct(control.search, 95) / pct(single, 50)).toFixed(1)}x`,
+    );
   } finally {
     redis.disconnect();
     await stack.stop();
   }
+}
+
+/**
+ * Child processes that together burn `msPerSecond` of CPU a second: each is busy for its share of every 20 ms and
+ * sleeps the rest (one process per core's worth).
+ */
+function burnCpu(msPerSecond: number): { kill(): void } {
+  const children: ChildProcess[] = [];
+  for (let left = msPerSecond; left > 0; left -= 1000) {
+    const busy = Math.min(20, (Math.min(left, 1000) / 1000) * 20);
+    const code = `const busy=${busy};setInterval(()=>{const end=performance.now()+busy;while(performance.now()<end);},20);`;
+    children.push(spawn(process.execPath, ['-e', code], { stdio: 'ignore' }));
+  }
+  return { kill: () => children.forEach((c) => c.kill('SIGKILL')) };
 }
 
 /** Milliseconds from `since` until the ad is served (polled every 100 ms, for at most 60 s). */
