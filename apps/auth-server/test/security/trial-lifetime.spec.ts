@@ -75,6 +75,10 @@ describe('trial clients expire together with their trials, never after them', ()
   });
 
   const base = () => env.PUBLIC_BASE_URL;
+  const started = <T>(thing: T | undefined): T => {
+    if (!thing) throw new Error('the suite did not start');
+    return thing;
+  };
   const clientKey = (id: string) => `${env.REDIS_KEY_PREFIX}Client:${id}`;
   const recordKey = (id: string) => `${meteringPrefix}agent:${id}`;
   const poolKey = (id: string) => `${meteringPrefix}pool:agent:life:${id}`;
@@ -89,8 +93,8 @@ describe('trial clients expire together with their trials, never after them', ()
   /** A paid call's reserve and settle, as the gateway sends them. */
   const paidCall = async (agentId: string) => {
     const requestId = `paid-${randomUUID()}`;
-    await meteringClient!.send(MeteringMessages.reserve, { request_id: requestId, caller_id: agentId, tool: 'search_ads', amount: 20 });
-    await meteringClient!.send(MeteringMessages.settle, { request_id: requestId, caller_id: agentId, charged: 12 });
+    await started(meteringClient).send(MeteringMessages.reserve, { request_id: requestId, caller_id: agentId, tool: 'search_ads', amount: 20 });
+    await started(meteringClient).send(MeteringMessages.settle, { request_id: requestId, caller_id: agentId, charged: 12 });
   };
   const newAgent = async () => {
     const { body } = await register(base(), CONTRACT_REGISTRATION);
@@ -183,7 +187,7 @@ describe('trial clients expire together with their trials, never after them', ()
     expect(poolEnd).toBeGreaterThanOrEqual(clientEnd);
     expect(recordEnd).toBeGreaterThanOrEqual(clientEnd);
     // its trial is the one it had: 12 of 500 spent before it was attached
-    expect(await meteringClient!.send(MeteringMessages.getUsage, { caller_id: agent.id })).toMatchObject({ pool: 'agent', used: 12 });
+    expect(await started(meteringClient).send(MeteringMessages.getUsage, { caller_id: agent.id })).toMatchObject({ pool: 'agent', used: 12 });
   });
 
   it('issues the token when metering cannot be asked, warns with the request id, and leaves the client no longer than its trial', async () => {
@@ -192,7 +196,7 @@ describe('trial clients expire together with their trials, never after them', ()
     await waitUntil(async () => (await redis.ttl(clientKey(agent.id))) > UNUSED_S, 5_000, 50);
     await paidCall(agent.id);
     const clientEnd = await endOf(clientKey(agent.id));
-    await metering!.stop();
+    await started(metering).stop();
     metering = undefined;
 
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -200,8 +204,8 @@ describe('trial clients expire together with their trials, never after them', ()
     expect(issued.status).toBe(200);
     const requestId = issued.headers.get('x-request-id');
     expect(requestId).toBeTruthy();
-    await waitUntil(() => auth!.output.some((line) => line.includes(agent.id) && line.includes('metering did not extend its trial')), 10_000, 100);
-    const warning = JSON.parse(auth!.output.find((line) => line.includes(agent.id) && line.includes('metering did not extend its trial')) ?? '{}') as Record<string, unknown>;
+    await waitUntil(() => started(auth).output.some((line) => line.includes(agent.id) && line.includes('metering did not extend its trial')), 10_000, 100);
+    const warning = JSON.parse(started(auth).output.find((line) => line.includes(agent.id) && line.includes('metering did not extend its trial')) ?? '{}') as Record<string, unknown>;
     expect(warning).toMatchObject({ level: 'warn', request_id: requestId, client_id: agent.id });
     expect(await endOf(clientKey(agent.id))).toBe(clientEnd);
     expect(await endOf(poolKey(agent.id))).toBeGreaterThanOrEqual(clientEnd);
