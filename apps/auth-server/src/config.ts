@@ -38,7 +38,7 @@ export const appConfigSchema = z.object({
     'a registered client that never takes a token is deleted after this long (an agent attached to an owner never expires)',
   ),
   CLIENT_IDLE_TTL_SECONDS: positiveInt(30 * 24 * 3600).describe(
-    'a registered client is deleted after this long without a token issued to it (an agent attached to an owner never expires)',
+    "a registered client is deleted after this long without a token issued to it (an agent attached to an owner never expires), or when metering's trial of it ends if that is sooner: keep it below metering's `TRIAL_TTL_SECONDS`",
   ),
   TOKEN_FAILURES_PER_CLIENT: positiveInt(10).describe(
     'wrong client secrets per (client id, client address) per window (token and revocation endpoints, attaching an agent) before that address gets 429 for that client; other addresses are not affected',

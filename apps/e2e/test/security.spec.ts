@@ -150,6 +150,30 @@ describe('security of the running service', () => {
     });
   });
 
+  describe('trials expire with their clients, never before them', () => {
+    it("a paid call through the gateway leaves the agent's trial ending after its client, as each app's Redis user", async () => {
+      const { client, token } = await newAgentToken(stack.baseUrl);
+      registered++;
+      expect((await getJson(stack.baseUrl, token, '/api/v1/ads?country=US&limit=3')).res.status).toBe(200);
+      const redis = new Redis(stack.redisUrl);
+      try {
+        const clientKey = `auth:Client:${client.client_id}`;
+        // the token's move of the client's end follows metering's answer, just after the token
+        await waitUntil(async () => (await redis.ttl(clientKey)) > 86_400, 10_000, 100);
+        const [clientEnd, poolEnd, recordEnd] = await Promise.all(
+          [clientKey, `metering:pool:agent:life:${client.client_id}`, `metering:agent:${client.client_id}`].map((key) => redis.pexpiretime(key)),
+        );
+        const [now] = await redis.time();
+        expect((clientEnd - Number(now) * 1000) / 86_400_000).toBeCloseTo(30, 1); // CLIENT_IDLE_TTL_SECONDS
+        expect((poolEnd - Number(now) * 1000) / 86_400_000).toBeCloseTo(31, 1); // TRIAL_TTL_SECONDS
+        expect(recordEnd).toBeGreaterThanOrEqual(poolEnd - 60_000);
+        expect(recordEnd).toBeGreaterThan(clientEnd);
+      } finally {
+        redis.disconnect();
+      }
+    });
+  });
+
   describe('least privilege in Redis', () => {
     /** What one app's user may do, tried on the stack's Redis with that user's rules (a fresh password). */
     async function asUser(app: 'auth-server' | 'mcp-gateway' | 'metering' | 'query-api', command: string[]): Promise<string> {

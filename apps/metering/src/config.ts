@@ -54,7 +54,18 @@ export const appConfigSchema = z.object({
     .max(3_600)
     .default(15)
     .describe('how often the sweeper returns expired reservations of pools nobody is calling'),
-  LEDGER_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(400).describe('usage events and daily aggregates older than this are trimmed'),
+  TRIAL_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10 * 365 * 86_400)
+    .default(31 * 86_400)
+    .describe(
+      "an agent's trial (its record and token pool) is deleted this long after its last paid call or token issued, " +
+        "unless an owner attached the agent; keep it above the auth server's `CLIENT_IDLE_TTL_SECONDS` (30 days) by a margin, " +
+        'so a client never outlives its trial and gets a fresh one',
+    ),
+  LEDGER_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(400).describe('usage events and daily aggregates older than this are trimmed; a ledger without events for this long is deleted'),
   REDIS_KEY_PREFIX: z
     .string()
     .min(1)

@@ -1,5 +1,4 @@
-import { Redis } from '@adintel/redis';
-import { basic, CONTRACT_REGISTRATION, register, TEST_REDIS_URL } from '../e2e/support';
+import { CONTRACT_REGISTRATION, register } from '../e2e/support';
 import { authServerFor, counterValue } from './support';
 
 /**
@@ -72,32 +71,5 @@ describe('trials cannot be farmed', () => {
     });
   });
 
-  describe('idle clients', () => {
-    const server = authServerFor({ CLIENT_UNUSED_TTL_SECONDS: '2', CLIENT_IDLE_TTL_SECONDS: '600' });
-    const token = (id: unknown, secret: unknown) =>
-      fetch(`${server().url}/oauth2/token`, {
-        method: 'POST',
-        headers: { authorization: basic(String(id), String(secret)), 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:read' }).toString(),
-      });
-
-    it('deletes a client that never took a token, and keeps one that did for the idle time', async () => {
-      const unused = (await register(server().url, CONTRACT_REGISTRATION)).body;
-      const used = (await register(server().url, CONTRACT_REGISTRATION)).body;
-      expect((await token(used['client_id'], used['client_secret'])).status).toBe(200);
-      const redis = new Redis(TEST_REDIS_URL);
-      try {
-        const ttl = await redis.ttl(`${server().env.REDIS_KEY_PREFIX}Client:${String(used['client_id'])}`);
-        expect(ttl).toBeGreaterThan(500);
-        expect(ttl).toBeLessThanOrEqual(600);
-      } finally {
-        redis.disconnect();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
-      const gone = await token(unused['client_id'], unused['client_secret']);
-      expect(gone.status).toBe(401);
-      expect(await gone.json()).toMatchObject({ error: 'invalid_client' });
-      expect((await token(used['client_id'], used['client_secret'])).status).toBe(200);
-    });
-  });
+  // Idle clients and their trials: trial-lifetime.spec.ts (it needs metering too).
 });

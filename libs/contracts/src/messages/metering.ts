@@ -41,6 +41,18 @@ export const OwnerAccount = z.object({
 });
 export type OwnerAccount = z.infer<typeof OwnerAccount>;
 
+/**
+ * How long metering keeps an agent's trial (its record and pool): `none` when it keeps no agent by that id (an owner's
+ * application, or an agent not seen yet), `kept` while attached to an owner, else `expiring` at `expires_at`.
+ * The auth server never lets the agent's client outlive it: a client whose trial was gone would get a fresh one.
+ */
+export const TrialLifetime = z.discriminatedUnion('trial', [
+  z.object({ trial: z.literal('none') }),
+  z.object({ trial: z.literal('kept') }),
+  z.object({ trial: z.literal('expiring'), expires_at: z.iso.datetime() }),
+]);
+export type TrialLifetime = z.infer<typeof TrialLifetime>;
+
 /** Messages metering serves. A pattern is written here and nowhere else. */
 export const MeteringMessages = {
   reserve: defineMessage(
@@ -76,6 +88,8 @@ export const MeteringMessages = {
     OwnerAccount,
   ),
   detachAgent: defineMessage('metering.agents.detach', z.object({ agent_id: Id, owner_id: Id }), OwnerAccount),
+  /** A token was issued to this client: its trial lives on (at least the trial TTL from now) unless attached. */
+  trialUsed: defineMessage('metering.agents.trial-used', z.object({ agent_id: ClientId }), TrialLifetime),
   upsertOwner: defineMessage('metering.owners.upsert', z.object({ owner_id: Id, plan: z.string().min(1) }), OwnerAccount),
   getOwner: defineMessage('metering.owners.get', z.object({ owner_id: Id }), OwnerAccount),
   ping: defineMessage('metering.ping', z.object({}), Pong),

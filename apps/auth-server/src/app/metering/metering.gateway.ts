@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { MeteringMessages, type OwnerAccount, type RequestOf } from '@adintel/contracts';
+import { MeteringMessages, type OwnerAccount, type RequestOf, type TrialLifetime } from '@adintel/contracts';
 import { InjectServiceClient, type ServiceClient } from '@adintel/transport';
 
 /** What this service tells metering, and asks it, over the transport. */
@@ -28,6 +28,11 @@ export class MeteringGateway {
 
   detachAgent(request: RequestOf<typeof MeteringMessages.detachAgent>): Promise<OwnerAccount> {
     return this.metering.send(MeteringMessages.detachAgent, request);
+  }
+
+  /** A token was issued to this client: metering lets its trial live on and says until when. */
+  trialUsed(clientId: string): Promise<TrialLifetime> {
+    return this.metering.send(MeteringMessages.trialUsed, { agent_id: clientId });
   }
 
   upsertOwner(ownerId: string, plan: string): Promise<OwnerAccount> {

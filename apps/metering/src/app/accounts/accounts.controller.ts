@@ -22,6 +22,11 @@ export class AccountsController {
     return this.accounts.detachAgent(request.agent_id, request.owner_id);
   }
 
+  @HandleMessage(MeteringMessages.trialUsed)
+  trialUsed(@Payload() request: Received<typeof MeteringMessages.trialUsed>) {
+    return this.accounts.trialUsed(request.agent_id);
+  }
+
   @HandleMessage(MeteringMessages.upsertOwner)
   upsertOwner(@Payload() request: Received<typeof MeteringMessages.upsertOwner>) {
     return this.accounts.upsertOwner(request.owner_id, request.plan);

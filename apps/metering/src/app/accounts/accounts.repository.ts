@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type Redis, InjectRedis } from '@adintel/redis';
+import { APP_CONFIG } from '@adintel/config';
+import { TRIAL_PLAN, type AppConfig } from '../../config';
 import { Clock } from '../clock/clock';
+import { PlanCatalog } from '../plans/plan-catalog';
 import { MeteringKeys } from '../redis/keys';
 import { LuaScript } from '../redis/lua-script';
-import { ATTACH, DETACH } from './accounts.scripts';
+import { ATTACH, DETACH, TRIAL_USED } from './accounts.scripts';
 
 export interface OwnerRecord {
   readonly id: string;
@@ -19,8 +22,10 @@ interface AttachedAgentRecord {
 
 type AttachOutcome = 'attached' | 'no_owner' | 'taken' | 'is_owner';
 type DetachOutcome = 'detached' | 'no_owner' | 'not_attached';
+/** How long an agent's trial is kept: not at all (no such agent), until detached, or until `endsAt`. */
+export type TrialLife = { readonly status: 'none' } | { readonly status: 'kept' } | { readonly status: 'expiring'; readonly endsAt: Date };
 
-const scripts = { attach: new LuaScript(ATTACH), detach: new LuaScript(DETACH) };
+const scripts = { attach: new LuaScript(ATTACH), detach: new LuaScript(DETACH), trialUsed: new LuaScript(TRIAL_USED) };
 
 /** Agents, owners and who is attached to whom (an agent is created on first sight by the balance scripts: PAYING_POOL). */
 @Injectable()
@@ -29,6 +34,8 @@ export class AccountsRepository {
     @InjectRedis() private readonly redis: Redis,
     private readonly keys: MeteringKeys,
     private readonly clock: Clock,
+    private readonly plans: PlanCatalog,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'TRIAL_TTL_SECONDS'>,
   ) {}
 
   async findOwner(ownerId: string): Promise<OwnerRecord | null> {
@@ -50,13 +57,34 @@ export class AccountsRepository {
       ownerId,
       clientName ?? '',
       clientName == null ? '0' : '1',
+      this.trialPeriodKey(),
     ])) as [AttachOutcome];
     return status;
   }
 
   async detach(agentId: string, ownerId: string): Promise<DetachOutcome> {
-    const [status] = (await scripts.detach.run(this.redis, [this.keys.prefix, agentId, ownerId])) as [DetachOutcome];
+    const [status] = (await scripts.detach.run(this.redis, [this.keys.prefix, agentId, ownerId, this.trialPeriodKey(), this.trialTtlMs()])) as [
+      DetachOutcome,
+    ];
     return status;
+  }
+
+  /** A token was issued to the agent: its trial lives TRIAL_TTL_SECONDS from now at least, unless attached. */
+  async trialUsed(agentId: string): Promise<TrialLife> {
+    const [status, endsAt] = (await scripts.trialUsed.run(this.redis, [this.keys.prefix, agentId, this.trialPeriodKey(), this.trialTtlMs()])) as [
+      TrialLife['status'],
+      number | undefined,
+    ];
+    return status === 'expiring' ? { status, endsAt: new Date(Number(endsAt)) } : { status };
+  }
+
+  /** The trial pool's period now (`life` for the default lifetime trial): the pool scripts keep or let age. */
+  private trialPeriodKey(): string {
+    return this.plans.periodOf(this.plans.get(TRIAL_PLAN), this.clock.now()).key;
+  }
+
+  private trialTtlMs(): number {
+    return this.config.TRIAL_TTL_SECONDS * 1_000;
   }
 
   /** The owner's agents with their names, oldest attachment first. */

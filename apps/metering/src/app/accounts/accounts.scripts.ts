@@ -45,11 +45,38 @@ end
 `;
 
 /**
- * ARGV 1 prefix, 2 now (ISO), 3 agent id, 4 owner id, 5 client name ('' = keep), 6 '1' when a name is given.
- * -> {'attached', attached_at} | {'no_owner'} | {'taken'} | {'is_owner'}
- * Check and attach in one step: two owners racing for one agent cannot both win.
+ * The life of an agent's trial, which is its record (K.agent) and its trial pool: an agent the auth server forgets
+ * (its client expired) can never call again, so metering forgets it too, but never before the client, or the same
+ * client would start a fresh trial. Unattached, both live `ttl_ms` past the latest paid call or token issued
+ * (PEXPIRE GT: never shortened); attached, both are kept (ATTACH persists them, DETACH starts them ageing again).
+ * A record or pool without an end while unattached (one created now, or before trials expired) gets one.
+ * trial_pool_id(agent, trial period key) -> the pool id; trial_lives(agent, pool_id, ttl_ms). Needs LUA_KEYS.
  */
-export const ATTACH = `${LUA_KEYS}
+export const TRIAL_LIFE = `
+local function trial_pool_id(agent, period_key) return K.pool_id('agent', period_key, agent) end
+
+local function trial_lives(agent, pool_id, ttl_ms)
+  local akey = K.agent(agent)
+  if redis.call('HEXISTS', akey, 'owner_id') == 1 then return end
+  for _, key in ipairs({ akey, K.pool(pool_id) }) do
+    local left = redis.call('PTTL', key)
+    if left == -1 then
+      redis.call('PEXPIRE', key, ttl_ms)
+    elseif left >= 0 then
+      redis.call('PEXPIRE', key, ttl_ms, 'GT')
+    end
+  end
+end
+`;
+
+/**
+ * ARGV 1 prefix, 2 now (ISO), 3 agent id, 4 owner id, 5 client name ('' = keep), 6 '1' when a name is given,
+ * 7 the trial plan's period key.
+ * -> {'attached', attached_at} | {'no_owner'} | {'taken'} | {'is_owner'}
+ * Check and attach in one step: two owners racing for one agent cannot both win. The agent's trial is kept from now
+ * on (the auth server keeps its client too).
+ */
+export const ATTACH = `${LUA_KEYS}${TRIAL_LIFE}
 local now, agent, owner, name, has_name = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 if redis.call('EXISTS', K.owner(owner)) == 0 then return { 'no_owner' } end
 if redis.call('EXISTS', K.owner(agent)) == 1 then return { 'is_owner' } end
@@ -62,16 +89,42 @@ if not current then
   redis.call('HSET', akey, 'owner_id', owner, 'attached_at', now)
   redis.call('HSET', K.owner_agents(owner), agent, now)
 end
+redis.call('PERSIST', akey)
+redis.call('PERSIST', K.pool(trial_pool_id(agent, ARGV[7])))
 return { 'attached', redis.call('HGET', akey, 'attached_at') }
 `;
 
-/** ARGV 1 prefix, 2 agent id, 3 owner id -> {'detached'} | {'no_owner'} | {'not_attached'} */
-export const DETACH = `${LUA_KEYS}
+/**
+ * ARGV 1 prefix, 2 agent id, 3 owner id, 4 the trial plan's period key, 5 trial TTL (ms)
+ * -> {'detached'} | {'no_owner'} | {'not_attached'}
+ * The agent's trial ages again from now: the auth server gives its client the idle TTL right after, which is shorter.
+ */
+export const DETACH = `${LUA_KEYS}${TRIAL_LIFE}
 local agent, owner = ARGV[2], ARGV[3]
 if redis.call('EXISTS', K.owner(owner)) == 0 then return { 'no_owner' } end
 local akey = K.agent(agent)
 if redis.call('HGET', akey, 'owner_id') ~= owner then return { 'not_attached' } end
 redis.call('HDEL', akey, 'owner_id', 'attached_at')
 redis.call('HDEL', K.owner_agents(owner), agent)
+trial_lives(agent, trial_pool_id(agent, ARGV[4]), tonumber(ARGV[5]))
 return { 'detached' }
+`;
+
+/**
+ * ARGV 1 prefix, 2 agent id, 3 the trial plan's period key, 4 trial TTL (ms)
+ * -> {'none'} | {'kept'} | {'expiring', ms since the epoch (Redis time)}
+ * A token was issued to the agent's client: its trial lives on, and the answer says until when (the earlier end of
+ * record and pool), so the auth server can keep the client no longer. An id metering keeps no agent by is left alone.
+ */
+export const TRIAL_USED = `${LUA_KEYS}${TRIAL_LIFE}
+local agent = ARGV[2]
+local akey = K.agent(agent)
+if redis.call('EXISTS', akey) == 0 then return { 'none' } end
+if redis.call('HEXISTS', akey, 'owner_id') == 1 then return { 'kept' } end
+local pool_id = trial_pool_id(agent, ARGV[3])
+trial_lives(agent, pool_id, tonumber(ARGV[4]))
+local ends = redis.call('PEXPIRETIME', akey)
+local pool_ends = redis.call('PEXPIRETIME', K.pool(pool_id))
+if pool_ends > 0 and pool_ends < ends then ends = pool_ends end
+return { 'expiring', ends }
 `;

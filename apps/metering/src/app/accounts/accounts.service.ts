@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { OwnerAccount, Usage } from '@adintel/contracts';
+import type { OwnerAccount, TrialLifetime, Usage } from '@adintel/contracts';
 import { ServiceError } from '@adintel/contracts';
 import { BalanceRepository } from '../balances/balance.repository';
 import { PlanCatalog } from '../plans/plan-catalog';
@@ -39,6 +39,15 @@ export class AccountsService {
 
   registerAgent(agentId: string, clientName: string | null): Promise<Usage> {
     return this.usage(agentId, clientName);
+  }
+
+  /**
+   * A token was issued to `agentId`'s client: its trial lives on, and the answer says until when, so the auth server
+   * keeps the client no longer (a client outliving its trial would start a fresh one).
+   */
+  async trialUsed(agentId: string): Promise<TrialLifetime> {
+    const life = await this.accounts.trialUsed(agentId);
+    return life.status === 'expiring' ? { trial: 'expiring', expires_at: life.endsAt.toISOString() } : { trial: life.status };
   }
 
   async upsertOwner(ownerId: string, planId: string): Promise<OwnerAccount> {

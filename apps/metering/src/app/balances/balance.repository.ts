@@ -73,16 +73,18 @@ const scripts = {
 export class BalanceRepository {
   private readonly ledgerRetentionMs: number;
   private readonly reservationTtlMs: number;
+  private readonly trialTtlMs: number;
 
   constructor(
     @InjectRedis() private readonly redis: Redis,
     private readonly keys: MeteringKeys,
     private readonly clock: Clock,
     private readonly plans: PlanCatalog,
-    @Inject(APP_CONFIG) config: Pick<AppConfig, 'LEDGER_RETENTION_DAYS' | 'RESERVATION_TTL_SECONDS'>,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'LEDGER_RETENTION_DAYS' | 'RESERVATION_TTL_SECONDS' | 'TRIAL_TTL_SECONDS'>,
   ) {
     this.ledgerRetentionMs = config.LEDGER_RETENTION_DAYS * 86_400_000;
     this.reservationTtlMs = config.RESERVATION_TTL_SECONDS * 1_000;
+    this.trialTtlMs = config.TRIAL_TTL_SECONDS * 1_000;
   }
 
   /** Who pays + check + hold + record in one script (one round trip); the same request id holds once. */
@@ -184,6 +186,7 @@ export class BalanceRepository {
       iso.slice(0, 10),
       CLOSED_RESERVATION_RETENTION_MS,
       this.ledgerRetentionMs,
+      this.trialTtlMs,
     ];
   }
 }

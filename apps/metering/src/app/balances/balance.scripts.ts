@@ -1,4 +1,4 @@
-import { PAYING_POOL } from '../accounts/accounts.scripts';
+import { PAYING_POOL, TRIAL_LIFE } from '../accounts/accounts.scripts';
 import { LUA_KEYS } from '../redis/keys';
 
 /**
@@ -6,16 +6,17 @@ import { LUA_KEYS } from '../redis/keys';
  * spend the same token, and a process dying between two commands cannot leave a half-made change.
  *
  * Common ARGV: 1 key prefix, 2 now (ms), 3 now (ISO), 4 today (YYYY-MM-DD, UTC),
- * 5 how long a closed reservation is kept for idempotency (ms), 6 ledger retention (ms).
+ * 5 how long a closed reservation is kept for idempotency (ms), 6 ledger retention (ms), 7 trial TTL (ms).
  * Times come from the app's Clock (tests move it); only ledger trimming uses Redis TIME, because
  * stream ids are Redis time.
  */
-const PRELUDE = `${LUA_KEYS}${PAYING_POOL}
+const PRELUDE = `${LUA_KEYS}${PAYING_POOL}${TRIAL_LIFE}
 local NOW = tonumber(ARGV[2])
 local NOW_ISO = ARGV[3]
 local TODAY = ARGV[4]
 local RECORD_TTL_MS = tonumber(ARGV[5])
 local LEDGER_TTL_MS = tonumber(ARGV[6])
+local TRIAL_TTL_MS = tonumber(ARGV[7])
 local SWEEP_BATCH = 500
 
 local function ledger_min_id()
@@ -31,7 +32,8 @@ local function remaining_of(pool_key)
 end
 
 -- Closes a held reservation: charges 'charged', gives the rest back to its pool, writes one ledger event
--- to the caller's ledger and to the paying account's ledger, and counts the call in the owner's day.
+-- to the caller's ledger and to the paying account's ledger, and counts the call in the owner's day. A trial it
+-- touches lives on (trial_lives); a ledger lives the retention past its latest event, when all it holds is older.
 local function close(rkey, r, outcome, charged)
   local reserved = tonumber(r.reserved)
   local refunded = reserved - charged
@@ -52,9 +54,12 @@ local function close(rkey, r, outcome, charged)
   local caller_ledger = K.ledger(r.caller_kind, r.caller)
   local account_ledger = K.ledger(r.pool_kind, r.account)
   redis.call('XADD', caller_ledger, 'MINID', '~', min_id, '*', unpack(event))
+  redis.call('PEXPIRE', caller_ledger, LEDGER_TTL_MS)
   if account_ledger ~= caller_ledger then
     redis.call('XADD', account_ledger, 'MINID', '~', min_id, '*', unpack(event))
+    redis.call('PEXPIRE', account_ledger, LEDGER_TTL_MS)
   end
+  if r.pool_kind == 'agent' then trial_lives(r.account, r.pool_id, TRIAL_TTL_MS) end
   if r.pool_kind == 'owner' then
     local charged_key = K.daily_charged(TODAY, r.account)
     local calls_key = K.daily_calls(TODAY, r.account)
@@ -84,14 +89,14 @@ end
 `;
 
 /**
- * ARGV 7 request_id, 8 caller id, 9 amount, 10 tool, 11 deadline (ms), 12 client id ('' when none), 13... the plans
+ * ARGV 8 request_id, 9 caller id, 10 amount, 11 tool, 12 deadline (ms), 13 client id ('' when none), 14... the plans
  * (PlanCatalog.scriptTerms).
  * -> {'held', pool kind, reserved, remaining after} | {'short', remaining} | {'conflict'} | {'unknown_plan', plan id}
  * One script, so a paid call's reserve is one round trip: the repeat check, who pays, and the hold.
  */
 export const RESERVE = `${PRELUDE}
-local request_id, caller = ARGV[7], ARGV[8]
-local amount, tool, deadline = tonumber(ARGV[9]), ARGV[10], tonumber(ARGV[11])
+local request_id, caller = ARGV[8], ARGV[9]
+local amount, tool, deadline = tonumber(ARGV[10]), ARGV[11], tonumber(ARGV[12])
 
 local rkey = K.reservation(request_id)
 local existing = hgetall(rkey)
@@ -100,12 +105,13 @@ if existing then
   return { 'held', existing.pool_kind, tonumber(existing.reserved), tonumber(existing.remaining_after) }
 end
 
-local client = ARGV[12]
-local pool, unknown_plan = paying_pool(caller, plans_from(13), NOW_ISO, nil)
+local client = ARGV[13]
+local pool, unknown_plan = paying_pool(caller, plans_from(14), NOW_ISO, nil)
 if not pool then return { 'unknown_plan', unknown_plan } end
 sweep(pool.id)
 local pool_key = K.pool(pool.id)
 redis.call('HSET', pool_key, 'allowance', pool.allowance)
+if pool.kind == 'agent' then trial_lives(caller, pool.id, TRIAL_TTL_MS) end
 local remaining = remaining_of(pool_key)
 if amount > remaining then return { 'short', remaining } end
 
@@ -120,13 +126,13 @@ return { 'held', pool.kind, amount, remaining - amount }
 `;
 
 /**
- * ARGV 7 request_id, 8 caller id, 9 charged.
+ * ARGV 8 request_id, 9 caller id, 10 charged.
  * -> {'closed', outcome, charged, refunded, remaining, tool, plan, closed by this call (1/0)} | {'missing'} | {'too_much', reserved}
  * A reservation already closed (settled, released or expired) answers what it closed with; one whose deadline
  * passed closes as expired (charged 0), as the sweep would have closed it.
  */
 export const SETTLE = `${PRELUDE}
-local request_id, caller, charged = ARGV[7], ARGV[8], tonumber(ARGV[9])
+local request_id, caller, charged = ARGV[8], ARGV[9], tonumber(ARGV[10])
 local rkey = K.reservation(request_id)
 local r = hgetall(rkey)
 local closed_now = 0
@@ -147,19 +153,20 @@ return { 'closed', r.state, tonumber(r.charged), tonumber(r.refunded), remaining
 `;
 
 /**
- * ARGV 7 caller id, 8 client name ('' = keep), 9 '1' when a name is given, 10... the plans (PlanCatalog.scriptTerms).
+ * ARGV 8 caller id, 9 client name ('' = keep), 10 '1' when a name is given, 11... the plans (PlanCatalog.scriptTerms).
  * -> {'found', plan id, pool kind, allowance, used, reserved} of the pool that pays for the caller, after its expired
  * reservations came back | {'unknown_plan', plan id}
  */
 export const USAGE = `${PRELUDE}
-local pool, unknown_plan = paying_pool(ARGV[7], plans_from(10), NOW_ISO, ARGV[9] == '1' and ARGV[8] or nil)
+local pool, unknown_plan = paying_pool(ARGV[8], plans_from(11), NOW_ISO, ARGV[10] == '1' and ARGV[9] or nil)
 if not pool then return { 'unknown_plan', unknown_plan } end
+if pool.kind == 'agent' then trial_lives(ARGV[8], pool.id, TRIAL_TTL_MS) end
 sweep(pool.id)
 local p = redis.call('HMGET', K.pool(pool.id), 'used', 'reserved')
 return { 'found', pool.plan_id, pool.kind, pool.allowance, tonumber(p[1] or '0'), tonumber(p[2] or '0') }
 `;
 
-/** ARGV 7 pool id -> how many reservations were looked at (expired ones are given back). */
+/** ARGV 8 pool id -> how many reservations were looked at (expired ones are given back). */
 export const SWEEP = `${PRELUDE}
-return sweep(ARGV[7])
+return sweep(ARGV[8])
 `;
