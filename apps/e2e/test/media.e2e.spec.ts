@@ -212,7 +212,7 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
     async function connect(revision: '2026-07-28' | '2025-11-25') {
       const client = await register(base);
       const authProvider = new v2.ClientCredentialsProvider({ clientId: client.client_id, clientSecret: client.client_secret, scope: 'mcp:read' });
-      const mcp = new v2.Client({ name: 'e2e-media', version: '1.0.0' }, { versionNegotiation: { mode: { pin: revision } } });
+      const mcp = new v2.Client({ name: 'e2e-media', version: '1.0.0' }, { versionNegotiation: { mode: revision === '2026-07-28' ? { pin: revision } : 'legacy' } });
       await mcp.connect(new v2.StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider, onInsufficientScope: 'throw' }));
       return mcp;
     }
@@ -246,7 +246,7 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
         expect((view.contents[0] as { text?: string }).text).toContain('<html');
 
         await expect(mcp.readResource({ uri: `${base}/api/v1/creo/no-such-creative/media/0` })).rejects.toThrow();
-        await expect(mcp.readResource({ uri: `${base}/api/v1/creo/${creatives[0].id}/media/abc` })).rejects.toThrow(/n/);
+        await expect(mcp.readResource({ uri: `${base}/api/v1/creo/${creatives[0].id}/media/abc` })).rejects.toThrow(/\bn\b/);
       } finally {
         await mcp.close();
       }

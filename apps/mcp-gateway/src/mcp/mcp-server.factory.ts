@@ -11,8 +11,10 @@ import { McpViews, VIEW_RESOURCES } from './mcp-views';
  * Cache hints of the 2026-07-28 revision (2025-era answers never carry them). The tool list and the views change
  * only with a deployment, and are the same for every caller, so shared caches may keep them for an hour; every other
  * answer depends on the caller and stays `private` with `ttlMs: 0` (the SDK's default). The `resources/read` hint is
- * the views'; a media file read (MediaResources) sets its own `private`, `ttlMs: 0` on its result, which the SDK
- * prefers over this per-method hint.
+ * the views'. A media file read (MediaResources) is per caller and charged: on 2026-07-28 it sets `private`,
+ * `ttlMs: 0` on its result, which the SDK's encoder prefers over this per-method hint. The low-level Server has no
+ * per-resource hint (McpServer.registerResource's `cacheHint`), and the 2025-era encoder passes result fields
+ * through, hence the era check.
  */
 const CACHE_HINTS = {
   'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
@@ -74,9 +76,10 @@ export class McpServerFactory {
     server.setRequestHandler('resources/list', () => ({ resources: VIEW_RESOURCES }));
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: this.media.templates }));
     // A media URL (a resource_link of get_ad/get_creative) is a paid file read; anything else is a view.
-    server.setRequestHandler('resources/read', (request) =>
+    // Only a 2026-07-28 request carries the `_meta` envelope: the cache fields a media read sets belong to that era.
+    server.setRequestHandler('resources/read', (request, context) =>
       this.media.handles(request.params.uri)
-        ? this.media.read(request.params.uri, request.params._meta, caller, requestId)
+        ? this.media.read(request.params.uri, { meta: request.params._meta, modern: context.mcpReq.envelope !== undefined, caller, requestId })
         : this.views.read(request.params.uri),
     );
     server.setRequestHandler('tools/call', (request, context) => this.toolCalls.call(request.params, caller, requestId, context.mcpReq.id));

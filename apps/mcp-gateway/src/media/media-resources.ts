@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type ReadResourceResult, type ResourceTemplateType } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type CacheHint, type ReadResourceResult, type ResourceTemplateType } from '@modelcontextprotocol/server';
 import { APP_CONFIG } from '@adintel/config';
 import { ServiceError } from '@adintel/contracts';
 import { describeCost, MEDIA_FILE, REST_PREFIX } from '@adintel/tool-catalogue';
@@ -7,7 +7,7 @@ import type { Caller } from '../auth/caller';
 import type { AppConfig } from '../config';
 import { checkIdempotencyKey, MCP_IDEMPOTENCY_META } from '../idempotency/idempotency-key';
 import { receiptFields } from '../invocation/receipt';
-import { problemFromServiceError, renderProblem } from '../problems/problem';
+import { invalidArguments, problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
 import { MediaService } from './media.service';
 import { MEDIA_FILE_PATH, MEDIA_THUMBNAIL_PATH, targetOfUrl } from './media-target';
 
@@ -16,6 +16,18 @@ import { MEDIA_FILE_PATH, MEDIA_THUMBNAIL_PATH, targetOfUrl } from './media-targ
  * to 10 MB); a larger video is refused before it is charged and is downloaded from its URL instead, with Range.
  */
 export const MCP_MEDIA_MAX_BYTES = 10 * 1024 * 1024;
+
+/** The 2026-07-28 cache fields of an answer that depends on the caller (CacheHint of the SDK). */
+const PER_CALLER: Required<CacheHint> = { ttlMs: 0, cacheScope: 'private' };
+
+export interface MediaReadContext {
+  /** The request's `_meta` (an `idempotency_key` may be in it, as in tools/call). */
+  readonly meta: Record<string, unknown> | undefined;
+  /** A 2026-07-28 request (it carried the `_meta` envelope): only that era's answers carry cache fields. */
+  readonly modern: boolean;
+  readonly caller: Caller;
+  readonly requestId: string;
+}
 
 /** A JSON-RPC server error (the implementation-defined range) carrying the REST problem, e.g. a 402. */
 const MEDIA_READ_FAILED = -32000;
@@ -55,13 +67,13 @@ export class MediaResources {
     return targetOfUrl(this.config.PUBLIC_BASE_URL, uri) !== undefined;
   }
 
-  async read(uri: string, meta: Record<string, unknown> | undefined, caller: Caller, requestId: string): Promise<ReadResourceResult> {
+  async read(uri: string, { meta, modern, caller, requestId }: MediaReadContext): Promise<ReadResourceResult> {
     const parsed = targetOfUrl(this.config.PUBLIC_BASE_URL, uri);
     if (!parsed || (!parsed.ok && parsed.notFound)) throw new ResourceNotFoundError(uri, `no media at ${JSON.stringify(uri)}`);
-    if (!parsed.ok) throw this.failure(ProtocolErrorCode.InvalidParams, { status: 400, code: 'invalid_argument', detail: `the media URI is malformed`, errors: parsed.errors }, requestId);
+    if (!parsed.ok) throw this.failure(ProtocolErrorCode.InvalidParams, invalidArguments(parsed.errors), requestId);
     const idempotency = checkIdempotencyKey(meta?.[MCP_IDEMPOTENCY_META]);
     if (!idempotency.ok) {
-      throw this.failure(ProtocolErrorCode.InvalidParams, { status: 400, code: 'invalid_argument', detail: idempotency.message, errors: [{ field: `_meta.${MCP_IDEMPOTENCY_META}`, message: idempotency.message }] }, requestId);
+      throw this.failure(ProtocolErrorCode.InvalidParams, invalidArguments([{ field: `_meta.${MCP_IDEMPOTENCY_META}`, message: idempotency.message }]), requestId);
     }
 
     let answer;
@@ -83,16 +95,15 @@ export class MediaResources {
     if (answer.kind !== 'body') throw new Error(`a whole-file read answered ${answer.kind}`);
     const parts: Buffer[] = [];
     for await (const part of answer.body) parts.push(part);
-    return {
+    const result: ReadResourceResult = {
       contents: [{ uri, mimeType: answer.head.mime, blob: Buffer.concat(parts).toString('base64') }],
       _meta: { ...receiptFields(answer.receipt), request_id: requestId },
-      // Per caller and charged: never shared, never reused without asking (the server's default hint is for views).
-      ttlMs: 0,
-      cacheScope: 'private',
-    } as ReadResourceResult;
+    };
+    // Per caller and charged: never shared, never reused without asking (the server's per-method hint is the views').
+    return modern ? { ...result, ...PER_CALLER } : result;
   }
 
-  private failure(code: number, spec: Parameters<typeof renderProblem>[0], requestId: string): ProtocolError {
+  private failure(code: number, spec: ProblemSpec, requestId: string): ProtocolError {
     const problem = renderProblem(spec, { baseUrl: this.config.PUBLIC_BASE_URL, instance: '/mcp#resources/read', requestId });
     return new ProtocolError(code, problem.detail, problem);
   }

@@ -1,10 +1,16 @@
 import { mediaFileArgs, type FieldError } from '@adintel/contracts';
-import { REST_PREFIX } from '@adintel/tool-catalogue';
+import { MEDIA_FILE, REST_PREFIX } from '@adintel/tool-catalogue';
 import type { MediaTarget } from './media.service';
 
-/** The media routes under REST_PREFIX: a creative's file n and its thumbnail (the URLs get_ad/get_creative carry). */
-export const MEDIA_FILE_PATH = '/creo/{id}/media/{n}';
-export const MEDIA_THUMBNAIL_PATH = '/creo/{id}/media/{n}/thumbnail';
+/**
+ * The media routes under REST_PREFIX: a creative's file n (where the catalogue prices it) and its thumbnail, the
+ * URLs get_ad/get_creative carry. The controller, the OpenAPI document and the MCP resource templates use these.
+ */
+export const MEDIA_FILE_PATH = MEDIA_FILE.httpPath;
+export const MEDIA_THUMBNAIL_PATH = `${MEDIA_FILE_PATH}/thumbnail`;
+
+/** A `{name}` template as an Express route (`/creo/:id/media/:n`). */
+export const expressRoute = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 
 const shape = mediaFileArgs().shape;
 

@@ -14,13 +14,13 @@ import { invalidArguments, problemFromServiceError, type ProblemSpec } from '../
 import { sendProblem } from '../problems/problem.filter';
 import { parseRange, quoteEtag } from './media-range';
 import { MediaService, type MediaAnswer, type MediaHead, type MediaTarget } from './media.service';
-import { parseTarget } from './media-target';
+import { expressRoute, MEDIA_FILE_PATH, parseTarget } from './media-target';
 
 /**
  * `GET` (and `HEAD`) `/api/v1/creo/{id}/media/{n}` and `…/{n}/thumbnail`: the URLs of get_ad/get_creative media
  * entries. Registered ahead of the REST catch-all; MediaService holds the logic.
  */
-@Controller(`${REST_PREFIX}/creo/:id/media/:n`)
+@Controller(`${REST_PREFIX}${expressRoute(MEDIA_FILE_PATH)}`)
 @UseGuards(BearerAuthGuard)
 export class MediaController {
   constructor(
