@@ -327,11 +327,18 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
   }
 
   it('media routes and resources/read of media URLs: any id, n, Range, If-None-Match and method; never a 5xx', async () => {
-    // Real creative ids (some with pictures), paid for by the first agent like any call.
+    // Real creative ids with pictures, paid for by the first agent like any call.
     const finder = agents[0] as Agent;
-    const found = await send('/api/v1/creo?limit=10&fields=id', { headers: { authorization: `Bearer ${finder.token}` } }, 'media ids');
+    const auth = { headers: { authorization: `Bearer ${finder.token}` } };
+    const found = await send('/api/v1/creo?limit=12&fields=id', auth, 'media ids');
     recordReceipt(finder, found.res.headers.get('x-tokens-charged') ?? undefined);
-    const ids = (JSON.parse(found.text) as { data: { id: string }[] }).data.map((c) => c.id);
+    const ids: string[] = [];
+    for (const { id: creativeId } of (JSON.parse(found.text) as { data: { id: string }[] }).data) {
+      const creative = await send(`/api/v1/creo/${encodeURIComponent(creativeId)}`, auth, 'media ids');
+      recordReceipt(finder, creative.res.headers.get('x-tokens-charged') ?? undefined);
+      if ((JSON.parse(creative.text) as { media: { bytes: number | null }[] }).media[0]?.bytes != null) ids.push(creativeId);
+    }
+    if (ids.length === 0) throw new Error('no creative with a picture among the first 12');
     const hostile = fc.constantFrom('', ' ', '-1', '1e400', 'NaN', '%00', '%2F', '..', '__proto__', 'a'.repeat(3000), '99999999999999999999');
     const id = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) }, { weight: 1, arbitrary: hostile });
     const n = fc.oneof({ weight: 3, arbitrary: fc.nat(3).map(String) }, { weight: 1, arbitrary: fc.integer({ min: -2, max: 60 }).map(String) }, { weight: 1, arbitrary: hostile });
@@ -362,10 +369,12 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
         const path = `/api/v1/creo/${encodeURIComponent(r.id)}/media/${encodeURIComponent(r.n)}${r.thumbnail ? '/thumbnail' : ''}`;
         if (r.mcp) {
           const params = { uri: `${stack.baseUrl}${path}` };
-          const init =
-            r.mcp === MODERN
-              ? modern(agent.token, 1, 'resources/read', params)
-              : { method: 'POST', headers: mcpHeaders(agent.token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }) };
+          let init: RequestInit = { method: 'POST', headers: mcpHeaders(agent.token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }) };
+          if (r.mcp === MODERN) {
+            // Mcp-Name mirrors params.uri; the Base64 form carries any URI a header could not.
+            const modernInit = modern(agent.token, 1, 'resources/read', params);
+            init = { ...modernInit, headers: { ...(modernInit.headers as Record<string, string>), 'mcp-name': `=?base64?${Buffer.from(params.uri).toString('base64')}?=` } };
+          }
           const { text } = await send('/mcp', init, `media mcp ${r.mcp}`);
           const body = JSON.parse(text) as { error?: { code: number }; result?: { _meta?: { tokens_charged?: unknown } } };
           if (body.error) expect(body.error.code).not.toBe(-32603);

@@ -201,6 +201,9 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
       expect(problem.status).toBe(status);
       if (field) expect(problem.errors).toEqual([expect.objectContaining({ field })]);
     }
+    const post = await get(media[0].url, token, {}, 'POST');
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    await post.body?.cancel();
     const anonymous = await get(media[0].url, undefined);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);

@@ -42,7 +42,6 @@ export interface PricedCall<R> {
   readonly args: Record<string, unknown>;
   readonly caller: Caller;
   readonly requestId: string;
-  readonly callId?: string | number;
   readonly idempotencyKey?: string;
   /** Does the work once the tokens are held; a throw releases them. */
   readonly run: () => Promise<R>;
@@ -60,6 +59,7 @@ export interface PricedOutcome<R> {
 /**
  * The one way a tool runs, whichever surface asked: rate limit -> reserve the worst case ->
  * ask the owning service -> settle what the result actually costs (or release on failure).
+ * A priced operation beside the tools (a media file) takes the same path through `invokePriced`.
  * Failures are ServiceErrors; the surfaces only translate them.
  */
 @Injectable()

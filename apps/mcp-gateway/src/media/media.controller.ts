@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Controller, Get, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { All, Controller, Get, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG } from '@adintel/config';
 import { ServiceError } from '@adintel/contracts';
@@ -10,7 +10,7 @@ import { BearerAuthGuard } from '../auth/bearer-auth.guard';
 import { CurrentCaller, type Caller } from '../auth/caller';
 import { checkIdempotencyKey, IDEMPOTENCY_HEADER } from '../idempotency/idempotency-key';
 import { nothingCharged, receiptHeaders, type Receipt } from '../invocation/receipt';
-import { invalidArguments, problemFromServiceError, type ProblemSpec } from '../problems/problem';
+import { invalidArguments, problemFromServiceError, ProblemException, type ProblemSpec } from '../problems/problem';
 import { sendProblem } from '../problems/problem.filter';
 import { parseRange, quoteEtag } from './media-range';
 import { MediaService, type MediaAnswer, type MediaHead, type MediaTarget } from './media.service';
@@ -36,6 +36,17 @@ export class MediaController {
   @Get('thumbnail')
   thumbnail(@Param('id') id: string, @Param('n') n: string, @Req() req: Request, @Res() res: Response, @CurrentCaller() caller: Caller) {
     return this.serve('thumbnail', id, n, req, res, caller);
+  }
+
+  /** Any other method on a media path: read-only, like the REST twins. */
+  @All(['', 'thumbnail'])
+  readOnly(@Req() req: Request): never {
+    throw new ProblemException({
+      status: 405,
+      code: 'method_not_allowed',
+      detail: `${req.originalUrl.split('?')[0]} is read-only: use GET or HEAD`,
+      headers: { Allow: 'GET, HEAD' },
+    });
   }
 
   private async serve(variant: MediaTarget['variant'], id: string, n: string, req: Request, res: Response, caller: Caller): Promise<void> {
