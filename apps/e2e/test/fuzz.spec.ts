@@ -327,8 +327,12 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
   }
 
   it('media routes and resources/read of media URLs: any id, n, Range, If-None-Match and method; never a 5xx', async () => {
-    // Real creative ids with pictures, paid for by the first agent like any call.
-    const finder = agents[0] as Agent;
+    // Agents of their own (the others may be spent by now), checked with the rest at the end. Real creative ids with
+    // pictures, paid for by the first of them like any call.
+    const mediaAgents: Agent[] = [];
+    for (let i = 0; i < 2; i++) mediaAgents.push({ token: (await newAgentToken(stack.baseUrl)).token, receipts: 0, pending: 0 });
+    agents.push(...mediaAgents);
+    const finder = mediaAgents[0] as Agent;
     const auth = { headers: { authorization: `Bearer ${finder.token}` } };
     const found = await send('/api/v1/creo?limit=12&fields=id', auth, 'media ids');
     recordReceipt(finder, found.res.headers.get('x-tokens-charged') ?? undefined);
@@ -361,11 +365,11 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
       range,
       ifNoneMatch,
       mcp: fc.constantFrom(undefined, '2025-11-25', MODERN),
-      who: fc.nat(AGENTS - 1),
+      who: fc.nat(mediaAgents.length - 1),
     });
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
-        const agent = agents[r.who] as Agent;
+        const agent = mediaAgents[r.who] as Agent;
         const path = `/api/v1/creo/${encodeURIComponent(r.id)}/media/${encodeURIComponent(r.n)}${r.thumbnail ? '/thumbnail' : ''}`;
         if (r.mcp) {
           const params = { uri: `${stack.baseUrl}${path}` };
