@@ -29,7 +29,7 @@ export interface MediaReadContext {
   readonly requestId: string;
 }
 
-/** A JSON-RPC server error (the implementation-defined range) carrying the REST problem, e.g. a 402. */
+/** A JSON-RPC server error (the implementation-defined range) carrying the REST problem of a 4xx, e.g. a 402. */
 const MEDIA_READ_FAILED = -32000;
 
 /**
@@ -89,7 +89,7 @@ export class MediaResources {
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       if (error.code === 'not_found') throw new ResourceNotFoundError(uri, error.message);
-      const code = error.code === 'invalid_argument' ? ProtocolErrorCode.InvalidParams : MEDIA_READ_FAILED;
+      const code = error.code === 'invalid_argument' ? ProtocolErrorCode.InvalidParams : error.status >= 500 ? ProtocolErrorCode.InternalError : MEDIA_READ_FAILED;
       throw this.failure(code, problemFromServiceError(error), requestId);
     }
     if (answer.kind !== 'body') throw new Error(`a whole-file read answered ${answer.kind}`);
