@@ -17,8 +17,11 @@ const code = (text) => `\`${text}\``;
 const table = (head, rows) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
 
-/** Tool table: name, REST twin, cost and page size, all read from the catalogue. */
-export function renderToolTable({ TOOLS, REST_PREFIX, describeCost, inputJsonSchema }) {
+/**
+ * Tool table: name, REST twin, cost and page size, all read from the catalogue; then the priced operations beside
+ * the tools (media_file), which are not MCP tools.
+ */
+export function renderToolTable({ TOOLS, PRICED_OPERATIONS, REST_PREFIX, describeCost, inputJsonSchema }) {
   const rows = TOOLS.map((tool) => {
     let cost = describeCost(tool.cost);
     const mcp = inputJsonSchema(tool, 'mcp').properties?.limit;
@@ -29,6 +32,9 @@ export function renderToolTable({ TOOLS, REST_PREFIX, describeCost, inputJsonSch
     }
     return [code(tool.name), code(tool.http.path), cost, tool.title];
   });
+  for (const operation of PRICED_OPERATIONS) {
+    rows.push([code(operation.name), code(operation.httpPath), `${describeCost(operation.cost)} (not an MCP tool: MCP reads it with \`resources/read\`)`, operation.title]);
+  }
   return table(['Tool', `REST twin (\`GET ${REST_PREFIX}\` + …)`, 'Cost', 'What it answers'], rows);
 }
 

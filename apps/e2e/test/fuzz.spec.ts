@@ -9,8 +9,9 @@ import { startStack, type Stack } from './stack';
  * every tool's schema on both surfaces, hostile JSON-RPC envelopes on both MCP revisions (2025-11-25 and
  * 2026-07-28, whose `_meta` envelope and standard headers are fuzzed too) and hostile tokens. Every answer must
  * come in time, never be a 5xx or a JSON-RPC -32603, never leak internals, and at the end each agent's
- * usage must equal the receipts it was given. The arguments made for agents (`fields`, `destination_type`, the
- * breakdown overview) have a property of their own that checks what comes back.
+ * usage must equal the receipts it was given. The media routes and resources/read of media URLs are fuzzed too.
+ * The arguments made for agents (`fields`, `destination_type`, the breakdown overview) have a property of their
+ * own that checks what comes back.
  *
  * FUZZ_RUNS (default 150) sets the runs per property; FUZZ_SEED replays a failing run (the seed is in
  * the failure message).
@@ -324,6 +325,79 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
     const problem = answer.result._meta.problem;
     return { status: answer.result.isError ? (problem?.status ?? 500) : 200, result: answer.result.structuredContent, problem, charged: Number(charged ?? 0) };
   }
+
+  it('media routes and resources/read of media URLs: any id, n, Range, If-None-Match and method; never a 5xx', async () => {
+    // Agents of their own (the others may be spent by now), checked with the rest at the end. Real creative ids with
+    // pictures, paid for by the first of them like any call.
+    const mediaAgents: Agent[] = [];
+    for (let i = 0; i < 2; i++) mediaAgents.push({ token: (await newAgentToken(stack.baseUrl)).token, receipts: 0, pending: 0 });
+    agents.push(...mediaAgents);
+    const finder = mediaAgents[0] as Agent;
+    const auth = { headers: { authorization: `Bearer ${finder.token}` } };
+    const found = await send('/api/v1/creo?limit=12&fields=id', auth, 'media ids');
+    recordReceipt(finder, found.res.headers.get('x-tokens-charged') ?? undefined);
+    const ids: string[] = [];
+    for (const { id: creativeId } of (JSON.parse(found.text) as { data: { id: string }[] }).data) {
+      const creative = await send(`/api/v1/creo/${encodeURIComponent(creativeId)}`, auth, 'media ids');
+      recordReceipt(finder, creative.res.headers.get('x-tokens-charged') ?? undefined);
+      if ((JSON.parse(creative.text) as { media: { bytes: number | null }[] }).media[0]?.bytes != null) ids.push(creativeId);
+    }
+    if (ids.length === 0) throw new Error('no creative with a picture among the first 12');
+    const hostile = fc.constantFrom('', ' ', '-1', '1e400', 'NaN', '%00', '%2F', '..', '__proto__', 'a'.repeat(3000), '99999999999999999999');
+    const id = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) }, { weight: 1, arbitrary: hostile });
+    const n = fc.oneof({ weight: 3, arbitrary: fc.nat(3).map(String) }, { weight: 1, arbitrary: fc.integer({ min: -2, max: 60 }).map(String) }, { weight: 1, arbitrary: hostile });
+    const range = fc.option(
+      fc.oneof(
+        fc.tuple(fc.nat(40_000), fc.nat(40_000)).map(([a, b]) => `bytes=${a}-${b}`),
+        fc.nat(50_000).map((a) => `bytes=${a}-`),
+        fc.nat(50_000).map((a) => `bytes=-${a}`),
+        fc.constantFrom('bytes=0-1,4-5', 'bytes=', 'bytes=-', 'items=0-1', 'bytes=5-1', 'bytes=99999999999999999999-'),
+        fc.string({ maxLength: 20 }),
+      ),
+      { nil: undefined },
+    );
+    const ifNoneMatch = fc.option(fc.oneof(fc.constant('*'), fc.string({ maxLength: 70 })), { nil: undefined });
+    const request = fc.record({
+      id,
+      n,
+      thumbnail: fc.boolean(),
+      method: fc.constantFrom('GET', 'GET', 'HEAD', 'POST', 'DELETE'),
+      range,
+      ifNoneMatch,
+      mcp: fc.constantFrom(undefined, '2025-11-25', MODERN),
+      who: fc.nat(mediaAgents.length - 1),
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        const agent = mediaAgents[r.who] as Agent;
+        const path = `/api/v1/creo/${encodeURIComponent(r.id)}/media/${encodeURIComponent(r.n)}${r.thumbnail ? '/thumbnail' : ''}`;
+        if (r.mcp) {
+          const params = { uri: `${stack.baseUrl}${path}` };
+          let init: RequestInit = { method: 'POST', headers: mcpHeaders(agent.token), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params }) };
+          if (r.mcp === MODERN) {
+            // Mcp-Name mirrors params.uri; the Base64 form carries any URI a header could not.
+            const modernInit = modern(agent.token, 1, 'resources/read', params);
+            init = { ...modernInit, headers: { ...(modernInit.headers as Record<string, string>), 'mcp-name': `=?base64?${Buffer.from(params.uri).toString('base64')}?=` } };
+          }
+          const { text } = await send('/mcp', init, `media mcp ${r.mcp}`);
+          const body = JSON.parse(text) as { error?: { code: number }; result?: { _meta?: { tokens_charged?: unknown } } };
+          if (body.error) expect(body.error.code).not.toBe(-32603);
+          recordReceipt(agent, body.result?._meta?.tokens_charged);
+          return;
+        }
+        const headers: Record<string, string> = { authorization: `Bearer ${agent.token}` };
+        if (r.range !== undefined) headers['range'] = r.range;
+        if (r.ifNoneMatch !== undefined) headers['if-none-match'] = r.ifNoneMatch;
+        const { res } = await send(path, { method: r.method, headers }, `media ${r.method}`);
+        recordReceipt(agent, res.headers.get('x-tokens-charged') ?? undefined);
+        if (res.status === 200 || res.status === 206) {
+          expect(['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'video/mp4']).toContain(res.headers.get('content-type'));
+          expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        }
+      }),
+      { numRuns: RUNS * 2, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
+  });
 
   it('ends with usage = receipts for every agent (and no receipt left pending)', async () => {
     for (const agent of agents) {

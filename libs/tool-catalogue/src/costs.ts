@@ -5,16 +5,16 @@ export const ONE_TOKEN: CostRule = { kind: 'flat', tokens: 1 };
 export const perRow = (unit: string): CostRule => ({ kind: 'per_row', tokens: 1, unit });
 
 /** Tokens to hold before the call: the most the call could cost. */
-export function worstCaseCost(tool: ToolDefinition, args: { limit?: number }): number {
+export function worstCaseCost(tool: Pick<ToolDefinition, 'cost'>, args: { limit?: number }): number {
   return costOf(tool, args.limit ?? 0);
 }
 
 /** Tokens the finished call costs: pay for results, not for asking. */
-export function actualCost(tool: ToolDefinition, result: unknown): number {
+export function actualCost(tool: Pick<ToolDefinition, 'cost'>, result: unknown): number {
   return costOf(tool, rowsOf(result));
 }
 
-function costOf(tool: ToolDefinition, rows: number): number {
+function costOf(tool: Pick<ToolDefinition, 'cost'>, rows: number): number {
   switch (tool.cost.kind) {
     case 'free':
       return 0;
@@ -33,7 +33,7 @@ function rowsOf(result: unknown): number {
 }
 
 /** Worst case = limit x unit price, so the largest affordable limit is what remains / unit price. */
-export function maxAffordableLimit(tool: ToolDefinition, remaining: number): number {
+export function maxAffordableLimit(tool: Pick<ToolDefinition, 'cost'>, remaining: number): number {
   if (tool.cost.kind !== 'per_row') return 0;
   return Math.floor(remaining / tool.cost.tokens);
 }

@@ -5,3 +5,4 @@ export * from './arguments';
 export * from './derive-args';
 export * from './fields';
 export * from './descriptions';
+export * from './priced-operations';

@@ -6,6 +6,7 @@ import type { AppConfig } from '../config';
 import { AuthModule } from '../auth/auth.module';
 import { readinessModule } from '../health/readiness.module';
 import { McpModule } from '../mcp/mcp.module';
+import { MediaModule } from '../media/media.module';
 import { OpenApiModule } from '../openapi/openapi.module';
 import { ProblemFilter } from '../problems/problem.filter';
 import { RestModule } from '../rest/rest.module';
@@ -21,8 +22,9 @@ export class AppModule {
         readinessModule(),
         AuthModule,
         McpModule,
-        // Before RestModule: its fixed routes must be registered ahead of the catch-all of the tool twins.
+        // Before RestModule: their fixed routes must be registered ahead of the catch-all of the tool twins.
         OpenApiModule,
+        MediaModule,
         RestModule,
       ],
       providers: [{ provide: APP_FILTER, useFactory: () => new ProblemFilter(config.PUBLIC_BASE_URL) }],

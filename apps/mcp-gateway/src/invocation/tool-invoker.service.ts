@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
 import { MeteringMessages, type Settlement, type Usage } from '@adintel/contracts';
-import { actualCost, projectRows, takeFields, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
+import { actualCost, projectRows, takeFields, worstCaseCost, type Priced, type ToolDefinition } from '@adintel/tool-catalogue';
 import { AppMetrics } from '@adintel/observability';
 import { ServiceError } from '@adintel/contracts';
 import { InjectServiceClient, ServiceClient } from '@adintel/transport';
@@ -32,8 +32,34 @@ interface ToolOutcome {
 }
 
 /**
+ * A paid operation run through the one reserve/settle path: a tool, or a priced operation beside the tools
+ * (`media_file`: its handler reads the file in `run`). `args` name the call for Idempotency-Key matching.
+ */
+export interface PricedCall<R> {
+  /** What metering holds tokens for; the ledger records the call under `priced.name`. */
+  readonly priced: Priced;
+  readonly worstCase: number;
+  readonly args: Record<string, unknown>;
+  readonly caller: Caller;
+  readonly requestId: string;
+  readonly idempotencyKey?: string;
+  /** Does the work once the tokens are held; a throw releases them. */
+  readonly run: () => Promise<R>;
+  /** What the finished call costs (at most what was held). */
+  readonly cost: (result: R) => number;
+}
+
+export interface PricedOutcome<R> {
+  /** The run's result, or on an Idempotency-Key replay the result stored by the first run (charged 0). */
+  readonly result: R;
+  readonly receipt: Receipt;
+  readonly replay: boolean;
+}
+
+/**
  * The one way a tool runs, whichever surface asked: rate limit -> reserve the worst case ->
  * ask the owning service -> settle what the result actually costs (or release on failure).
+ * A priced operation beside the tools (a media file) takes the same path through `invokePriced`.
  * Failures are ServiceErrors; the surfaces only translate them.
  */
 @Injectable()
@@ -54,21 +80,39 @@ export class ToolInvoker {
     return this.metrics.timeToolCall(call.tool.name, statusOf, () => this.run(call));
   }
 
+  /** A priced operation beside the tools, through the same path as a paid tool (counted and timed under its name). */
+  invokePriced<R>(call: PricedCall<R>): Promise<PricedOutcome<R>> {
+    return this.metrics.timeToolCall(call.priced.name, statusOf, () => this.runPriced(call));
+  }
+
   private async run(call: ToolCall): Promise<ToolOutcome> {
-    const { tool, args, caller } = call;
+    const { tool, args } = call;
     const worstCase = worstCaseCost(tool, args);
     if (worstCase === 0) {
       const result = await this.send(call);
       return { result, receipt: nothingCharged(remainingShownBy(tool, result)) };
     }
+    const { result, receipt } = await this.runPriced<unknown>({
+      ...call,
+      priced: tool,
+      worstCase,
+      run: () => this.send(call),
+      cost: (result) => actualCost(tool, result),
+    });
+    return { result, receipt };
+  }
 
+  /** Rate limit, then (with an Idempotency-Key) claim the key or replay its stored answer, then pay and run. */
+  private async runPriced<R>(call: PricedCall<R>): Promise<PricedOutcome<R>> {
+    const { priced, args, caller } = call;
     await this.rateLimiter.consume(caller.sub);
-    if (call.idempotencyKey === undefined) return this.runPaid(call, worstCase, reservationKey(call.requestId));
+    if (call.idempotencyKey === undefined) return this.runPaid(call, reservationKey(call.requestId));
 
-    const begun = await this.idempotency.begin({ caller: caller.sub, key: call.idempotencyKey, tool: tool.name, args });
+    const begun = await this.idempotency.begin({ caller: caller.sub, key: call.idempotencyKey, tool: priced.name, args });
     switch (begun.kind) {
       case 'replay':
-        return { result: begun.result, receipt: { status: 'settled', charged: 0, replay: true } };
+        // Stored by the first run of the same operation with the same arguments (the key's fingerprint).
+        return { result: begun.result as R, receipt: { status: 'settled', charged: 0, replay: true }, replay: true };
       case 'in_flight':
         throw ServiceError.of('conflict', `a call with this ${IDEMPOTENCY_HEADER} is still running: retry in a moment for its answer`, {
           retry_after_seconds: 1,
@@ -78,9 +122,9 @@ export class ToolInvoker {
       case 'run':
         break;
     }
-    let outcome: ToolOutcome;
+    let outcome: PricedOutcome<R>;
     try {
-      outcome = await this.runPaid(call, worstCase, reservationKey(call.requestId, begun.ticket.digest));
+      outcome = await this.runPaid(call, reservationKey(call.requestId, begun.ticket.digest));
     } catch (error) {
       await this.idempotency.abandon(begun.ticket);
       throw error;
@@ -94,27 +138,27 @@ export class ToolInvoker {
    * the hold (product-decisions.md: a paid call reserves its worst case before the query runs): sending both
    * at once would save one hop of latency, but would make query-api work for calls that are then refused.
    */
-  private async runPaid(call: ToolCall, worstCase: number, key: string): Promise<ToolOutcome> {
-    const { tool, caller } = call;
+  private async runPaid<R>(call: PricedCall<R>, key: string): Promise<PricedOutcome<R>> {
+    const { priced, caller } = call;
     const reservation = await this.metering.send(MeteringMessages.reserve, {
       request_id: key,
       caller_id: caller.sub,
       // An owner's token names the client acting for her: the ledger records which one spent her pool.
       ...(caller.clientId && caller.clientId !== caller.sub ? { client_id: caller.clientId } : {}),
-      tool: tool.name,
-      amount: worstCase,
+      tool: priced.name,
+      amount: call.worstCase,
     });
 
-    let result: unknown;
+    let result: R;
     try {
-      result = await this.send(call);
+      result = await call.run();
     } catch (error) {
       await this.release(key, caller.sub);
       throw error;
     }
 
-    const charged = Math.min(actualCost(tool, result), reservation.reserved);
-    return { result, receipt: await this.settle(key, caller.sub, charged) };
+    const charged = Math.min(call.cost(result), reservation.reserved);
+    return { result, receipt: await this.settle(key, caller.sub, charged), replay: false };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { InvocationModule } from '../invocation/invocation.module';
+import { MediaModule } from '../media/media.module';
 import { LlmsTxtController } from './llms-txt.controller';
 import { McpController } from './mcp.controller';
 import { McpServerFactory } from './mcp-server.factory';
@@ -9,7 +10,7 @@ import { McpViews } from './mcp-views';
 import { OriginGuard } from './origin.guard';
 
 @Module({
-  imports: [AuthModule, InvocationModule],
+  imports: [AuthModule, InvocationModule, MediaModule],
   controllers: [McpController, LlmsTxtController],
   providers: [McpServerFactory, McpToolCalls, McpViews, OriginGuard],
 })

@@ -1,4 +1,4 @@
-import { describeCost, OPENAPI_PATH, REST_DOCS_PATH, restRoute, TOOLS } from '@adintel/tool-catalogue';
+import { describeCost, OPENAPI_PATH, PRICED_OPERATIONS, pricedRoute, REST_DOCS_PATH, restRoute, TOOLS } from '@adintel/tool-catalogue';
 import { PROBLEM_CODES, problemTitle } from '../problems/problem';
 
 export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'oauth2-redirect.html', 'oauth2-redirect.js', 'favicon-32x32.png'];
@@ -16,6 +16,12 @@ export function docsPage(): string {
     (tool) =>
       `<tr><td><code>${escape(restRoute(tool))}</code></td><td><code>${escape(tool.name)}</code></td>` +
       `<td>${escape(tool.title)}</td><td>${escape(describeCost(tool.cost))}</td></tr>`,
+  ).join('\n');
+  // Priced operations beside the tools (media_file): MCP reads them with resources/read, not as a tool.
+  const priced = PRICED_OPERATIONS.map(
+    (operation) =>
+      `<tr><td><code>${escape(pricedRoute(operation))}</code></td><td>resources/read</td>` +
+      `<td>${escape(operation.title)}</td><td>${escape(describeCost(operation.cost))}</td></tr>`,
   ).join('\n');
   const problems = PROBLEM_CODES.map((code) => `<li id="problem-${code}"><code>${code}</code>: ${escape(problemTitle(code))}</li>`).join('\n');
   return `<!doctype html>
@@ -35,6 +41,7 @@ export function docsPage(): string {
 <p>The machine-readable description is <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</p>
 <table><thead><tr><th>Resource</th><th>MCP tool</th><th>What</th><th>Cost</th></tr></thead><tbody>
 ${operations}
+${priced}
 </tbody></table>
 </noscript>
 <section aria-labelledby="problems" style="font-family:sans-serif;max-width:1460px;margin:2em auto;padding:0 20px">

@@ -3,6 +3,7 @@ import { ERROR_STATUS, FieldError, INTERFACE_VERSION, MCP_SCOPE, Problem } from 
 import { mcpResourceUrl } from '@adintel/config';
 import { describeCost, inputJsonSchema, outputJsonSchema, REST_PREFIX, TOOLS, worstCaseCost, type ToolDefinition } from '@adintel/tool-catalogue';
 import { IDEMPOTENCY_HEADER } from '../idempotency/idempotency-key';
+import { mediaOpenApiPaths } from '../media/media.openapi';
 import { problemTitle, problemTypeUri } from '../problems/problem';
 
 type Json = Record<string, unknown>;
@@ -26,6 +27,8 @@ export function buildOpenApi(baseUrl: string): Json {
     schemas[RESULT_SCHEMA(tool)] = outputJsonSchema(tool);
     paths[tool.http.path] = { get: operation(tool) };
   }
+  // The media routes: not tool twins, described where they are served.
+  Object.assign(paths, mediaOpenApiPaths());
   return {
     openapi: '3.1.0',
     info: {
@@ -175,6 +178,7 @@ function problemResponses(): Json {
       ['Retry-After'],
     ),
     TooManyRequests: problem('Too many paid calls for this account right now; free tools are not limited.', ['Retry-After']),
+    RangeNotSatisfiable: problem('The Range names no byte of the file (Content-Range: bytes */size says its size), or cannot be read; nothing was charged.'),
     ServiceUnavailable: problem('A backing service is down; nothing was charged.', ['Retry-After']),
     GatewayTimeout: problem('A backing service did not answer in time; nothing was charged.'),
   };

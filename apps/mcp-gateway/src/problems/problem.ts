@@ -30,6 +30,7 @@ const TITLES: Record<string, string> = {
   forbidden: 'Forbidden',
   origin_not_allowed: 'Origin not allowed',
   not_found: 'Not found',
+  range_not_satisfiable: 'Range not satisfiable',
   method_not_allowed: 'Method not allowed',
   not_acceptable: 'Not acceptable',
   conflict: 'Conflict',

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Reservation, Settlement } from '@adintel/contracts';
-import { findTool, maxAffordableLimit } from '@adintel/tool-catalogue';
+import { findPriced, maxAffordableLimit } from '@adintel/tool-catalogue';
 import { AppMetrics } from '@adintel/observability';
 import { ServiceError } from '@adintel/contracts';
 import { PlanCatalog } from '../plans/plan-catalog';
@@ -29,8 +29,9 @@ export class ReservationsService {
   ) {}
 
   async reserve(request: ReserveRequest): Promise<Reservation> {
-    const tool = findTool(request.tool);
-    if (!tool) throw ServiceError.invalidArgument([{ field: 'tool', message: `unknown tool "${request.tool}"` }]);
+    // A catalogue tool or a priced operation beside them (media_file): the ledger records either by its name.
+    const tool = findPriced(request.tool);
+    if (!tool) throw ServiceError.invalidArgument([{ field: 'tool', message: `unknown tool or priced operation "${request.tool}"` }]);
     const outcome = await this.balances.hold({
       requestId: request.request_id,
       callerId: request.caller_id,

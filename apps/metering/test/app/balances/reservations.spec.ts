@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ServiceError } from '@adintel/contracts';
+import { MEDIA_FILE, worstCaseCost } from '@adintel/tool-catalogue';
 import { FakeClock, meteringForSuite, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
 
 const TRIAL = 500;
@@ -121,6 +122,15 @@ describe('reservations against a real Redis', () => {
     expect(await metering.usage.usage(agent)).toMatchObject({ used: 20, reserved: 0, remaining: TRIAL - 20 });
     const events = await metering.usage.events(agent, 10);
     expect(events.data).toHaveLength(1);
+  });
+
+  it('holds and charges a priced operation beside the tools (media_file), recorded in the ledger under its name', async () => {
+    const agent = `media-${randomUUID()}`;
+    const request = { request_id: `${agent}-file`, caller_id: agent, tool: MEDIA_FILE.name, amount: worstCaseCost(MEDIA_FILE, {}) };
+    expect(await metering.reservations.reserve(request)).toMatchObject({ reserved: 10, remaining: TRIAL - 10 });
+    expect(await metering.reservations.settle(request.request_id, agent, 10)).toMatchObject({ charged: 10, remaining: TRIAL - 10 });
+    const events = await metering.usage.events(agent, 10);
+    expect(events.data).toEqual([expect.objectContaining({ tool: 'media_file', charged: 10 })]);
   });
 
   it('refuses to charge more than was reserved, naming the field', async () => {
