@@ -5,6 +5,7 @@ import { viewUri } from '@adintel/mcp-views';
 import type { ToolView } from '@adintel/tool-catalogue';
 import { renderToolText, sizeOf } from '../context-budget/tool-text';
 import { nothingCharged, receiptFields, type Receipt } from '../invocation/receipt';
+import { NO_MEDIA, type MediaAttachments } from './media-content';
 
 export const SERVER_INFO = { name: 'ad-intel', title: 'Ad intelligence', version: INTERFACE_VERSION };
 
@@ -36,13 +37,15 @@ function viewMeta(view: ToolView) {
 /**
  * A tool's answer: the JSON as structuredContent, the same data as compact text for the model (lists as tables, within
  * the context budget: context-budget/tool-text.ts, docs/agents.md), the receipt and the text's size in _meta.
+ * Pictures (media-content.ts) follow the text as image blocks and resource links, or ride in _meta for a view;
+ * neither changes the text or structuredContent.
  */
-export function toolResult(result: unknown, receipt: Receipt, requestId: string): CallToolResult {
+export function toolResult(result: unknown, receipt: Receipt, requestId: string, media: MediaAttachments = NO_MEDIA): CallToolResult {
   const text = renderToolText(result);
   return {
-    content: [{ type: 'text', text }],
+    content: [{ type: 'text', text }, ...media.content],
     structuredContent: result as Record<string, unknown>,
-    _meta: { ...receiptMeta(receipt, requestId), size: sizeOf(text) },
+    _meta: { ...media.meta, ...receiptMeta(receipt, requestId), size: sizeOf(text) },
   };
 }
 
