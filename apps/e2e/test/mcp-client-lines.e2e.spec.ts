@@ -92,12 +92,12 @@ interface MediaEntry {
   thumbnail_url: string | null;
 }
 
-/** Creatives of the seeded store: the carousel with the most cards (more than the image bound when the seed has one), and a text-only one. */
+/** Creatives of the seeded store: the carousel with the most cards (more than the image bound when the page has one), and a text-only one. */
 async function findMediaCreatives(base: string, token: string): Promise<{ carouselId: string; textId: string }> {
-  const carousels = (await getJson(base, token, '/api/v1/ads?creative_format=carousel&limit=100')).body['data'] as { creative_id: string; media_count: number }[];
-  const texts = (await getJson(base, token, '/api/v1/ads?creative_format=text&limit=1')).body['data'] as { creative_id: string }[];
-  const widest = carousels.reduce((best, ad) => (ad.media_count > best.media_count ? ad : best));
-  return { carouselId: widest.creative_id, textId: String(texts[0]?.creative_id) };
+  const ads = (await getJson(base, token, '/api/v1/ads?limit=100')).body['data'] as { creative_id: string; creative_format: string; media_count: number }[];
+  const widest = ads.filter((ad) => ad.creative_format === 'carousel').reduce((best, ad) => (ad.media_count > best.media_count ? ad : best));
+  const text = ads.find((ad) => ad.creative_format === 'text');
+  return { carouselId: widest.creative_id, textId: String(text?.creative_id) };
 }
 
 describe('both official MCP client lines against the running service, each with OAuth client credentials', () => {

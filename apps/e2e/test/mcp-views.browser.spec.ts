@@ -91,7 +91,7 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
   }
 
   it('ad gallery: one card per ad with its fields and picture, a link per ad, and the next page through callServerTool', async () => {
-    const args = { limit: 6, status_today: 'active', creative_format: 'image' };
+    const args = { limit: 6, status_today: 'active' };
     const result = await call('search_ads', args);
     const page1 = result.structuredContent as { data: { title: string; landing_domain: string; landing_url: string; platform_name: string; creative_id: string }[]; pagination: { has_more: boolean } };
     expect(page1.data).toHaveLength(6);
@@ -175,8 +175,8 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
   });
 
   it('advertiser card: name, figures, countries and creatives of a real advertiser', async () => {
-    const ads = (await call('search_ads', { limit: 1, creative_format: 'image' })).structuredContent as { data: { advertiser_id: string }[] };
-    const args = { id: String(ads.data[0]?.advertiser_id) };
+    const ads = (await call('search_ads', { limit: 20 })).structuredContent as { data: { advertiser_id: string; creative_format: string }[] };
+    const args = { id: String(ads.data.find((ad) => ad.creative_format !== 'text')?.advertiser_id) };
     const result = await call('get_advertiser', args);
     const advertiser = result.structuredContent as { name: string; ads_total: number; countries: unknown[] };
     await mountView(page, client, await viewHtml('get_advertiser'), args, result);
