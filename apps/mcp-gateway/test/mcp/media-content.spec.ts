@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -48,15 +49,19 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
   const query = fakeQuery(40);
   const metering = fakeMetering();
   let picture: string;
+  /** A thumbnail of noise, large enough that a few of them pass the byte bound. */
+  let noise: Buffer;
   /** Reads of these `creative/index/variant` fail as query-api's would when a file is missing from the store. */
   const failing = new Set<string>();
 
   beforeAll(async () => {
     picture = (await sharp({ create: { width: 64, height: 64, channels: 3, background: '#2f6fde' } }).webp().toBuffer()).toString('base64');
+    noise = await sharp(randomBytes(256 * 256 * 3), { raw: { width: 256, height: 256, channels: 3 } }).webp({ lossless: true }).toBuffer();
     const creatives = new Map([
       ['cr-six', creative('cr-six', [0, 1, 2, 3, 4, 5].map((n) => stored('cr-six', n)))],
       ['cr-half', creative('cr-half', [stored('cr-half', 0), stored('cr-half', 1), { ...stored('cr-half', 2), url: 'https://cdn.example/x.jpg', bytes: null, thumbnail_url: null }])],
       ['cr-text', creative('cr-text', [])],
+      ['cr-big', creative('cr-big', [0, 1, 2, 3].map((n) => stored('cr-big', n)))],
     ]);
     query
       .on(QueryMessages.getCreative, ({ id }) => {
@@ -71,8 +76,9 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
       }))
       .on(QueryMessages.getMedia, ({ creative_id, index, variant, range }) => {
         if (failing.has(`${creative_id}/${index}/${variant}`)) throw ServiceError.of('unavailable', 'the media file is missing from the media store');
-        const body = range ? Buffer.from(picture, 'base64').subarray(0, 1) : Buffer.from(picture, 'base64');
-        const size = Buffer.from(picture, 'base64').length;
+        const file = creative_id === 'cr-big' ? noise : Buffer.from(picture, 'base64');
+        const body = range ? file.subarray(0, 1) : file;
+        const size = file.length;
         return { mime: 'image/webp', size, etag: `${creative_id}-${index}-${variant}`, range: range ? { start: 0, end: 0 } : null, body_base64: body.toString('base64') };
       });
     issuer = await TestIssuer.start(TEST_BASE_URL);
@@ -106,6 +112,14 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
     });
     expect(result._meta).toMatchObject({ tokens_charged: 1 });
     expect(result.structuredContent).toEqual(creative('cr-six', [0, 1, 2, 3, 4, 5].map((n) => stored('cr-six', n))));
+  });
+
+  it('keeps the image blocks within the byte bound', async () => {
+    const fits = Math.floor(RECORD_IMAGE_LIMITS.bytes / noise.length);
+    expect(fits).toBeGreaterThan(0);
+    expect(fits).toBeLessThan(4); // else this test would not reach the bound
+    const result = await call('get_creative', { id: 'cr-big' });
+    expect(blocks(result)).toEqual(['text', ...Array(fits).fill('image'), ...Array(4).fill('resource_link')]);
   });
 
   it('leaves out a picture whose read fails, and still answers and charges the call', async () => {
