@@ -15,7 +15,8 @@ export const SERVER_INSTRUCTIONS =
   'get_usage (free, any frequency) shows your balance. Lists page with `cursor` = pagination.next_cursor. ' +
   'get_ads_breakdown with field=overview shows a market in one call; list tools take `fields` to return only the ' +
   'columns you need. A result\'s text holds the same data as structuredContent with every list written as a table ' +
-  '({"columns":[...],"rows":[[...]]}). A failed or empty call costs nothing.';
+  '({"columns":[...],"rows":[[...]]}). get_ad and get_creative also return the creative\'s thumbnails as images (free) ' +
+  'and a resource link per full media file (reading one costs 10 tokens). A failed or empty call costs nothing.';
 
 /** tools/list, straight from the catalogue: computed once, identical for every caller. */
 export const MCP_TOOLS: Tool[] = TOOLS.map((tool) => ({
