@@ -16,7 +16,7 @@ import { InjectServiceClient, ServiceClient } from '@adintel/transport';
 import type { ImageContent, ResourceLink } from '@modelcontextprotocol/server';
 
 /**
- * Bounds of the pictures get_ad and get_creative hand the model (docs/media.md, "What the tools return"): the first
+ * Bounds of the pictures get_ad and get_creative hand the model (docs/media.md, "Pictures on MCP"): the first
  * entries' thumbnails, at most this many blocks and bytes (decoded) in all; the other entries stay as links.
  */
 export const RECORD_IMAGE_LIMITS = { count: 4, bytes: 256 * 1024 } as const;
