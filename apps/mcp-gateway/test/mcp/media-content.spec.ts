@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
+import { Logger } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -125,8 +126,16 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
   it('leaves out a picture whose read fails, and still answers and charges the call', async () => {
     failing.add('cr-half/1/thumbnail').add('cr-half/1/file');
     const before = metering.balanceOf('media-agent');
+    const warnings = jest.spyOn(Logger.prototype, 'warn'); // observes the gateway's log calls; they still run
     const result = await call('get_creative', { id: 'cr-half' });
+    const logged = warnings.mock.calls.map(([entry]) => entry as Record<string, unknown>);
+    warnings.mockRestore();
     expect(result.isError).toBeFalsy();
+    // each failed read is logged with the call's request id
+    expect(logged.map(({ request_id, creative_id, index, variant, code }) => ({ request_id, creative_id, index, variant, code })).sort((a, b) => String(a.variant).localeCompare(String(b.variant)))).toEqual([
+      { request_id: result._meta?.['request_id'], creative_id: 'cr-half', index: 1, variant: 'file', code: 'unavailable' },
+      { request_id: result._meta?.['request_id'], creative_id: 'cr-half', index: 1, variant: 'thumbnail', code: 'unavailable' },
+    ]);
     // entry 1's thumbnail failed, entry 2 has no stored file: one picture, two links (the failed one without its type)
     expect(blocks(result)).toEqual(['text', 'image', 'resource_link', 'resource_link']);
     expect(result.content.slice(2).map((link) => [(link as { uri: string }).uri, (link as { mimeType?: string }).mimeType])).toEqual([
