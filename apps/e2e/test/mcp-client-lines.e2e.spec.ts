@@ -1,9 +1,10 @@
 import * as v2 from '@modelcontextprotocol/client';
+import sharp from 'sharp';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientCredentialsProvider as LegacyCredentials } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { TOOLS } from '@adintel/tool-catalogue';
-import { CONTRACT_REGISTRATION, newAgentToken, register } from './agent';
+import { CONTRACT_REGISTRATION, getJson, newAgentToken, register } from './agent';
 import { startStack, type Stack } from './stack';
 import { argumentsFor, findSeedIds, type SeedIds } from './tool-arguments';
 
@@ -80,15 +81,37 @@ const LEGACY: ClientLine = {
 
 const problemOf = (result: ToolResult) => result._meta?.['problem'] as Record<string, unknown> | undefined;
 
+/** The bounds docs/media.md documents for get_ad/get_creative pictures (apps/mcp-gateway/src/mcp/media-content.ts). */
+const IMAGE_BLOCKS = 4;
+const IMAGE_BYTES = 256 * 1024;
+
+interface MediaEntry {
+  type: string;
+  url: string;
+  bytes: number | null;
+  thumbnail_url: string | null;
+}
+
+/** Creatives of the seeded store: the carousel with the most cards (more than the image bound when the page has one), and a text-only one. */
+async function findMediaCreatives(base: string, token: string): Promise<{ carouselId: string; textId: string }> {
+  const ads = (await getJson(base, token, '/api/v1/ads?limit=100')).body['data'] as { creative_id: string; creative_format: string; media_count: number }[];
+  const widest = ads.filter((ad) => ad.creative_format === 'carousel').reduce((best, ad) => (ad.media_count > best.media_count ? ad : best));
+  const text = ads.find((ad) => ad.creative_format === 'text');
+  return { carouselId: widest.creative_id, textId: String(text?.creative_id) };
+}
+
 describe('both official MCP client lines against the running service, each with OAuth client credentials', () => {
   let stack: Stack;
   let ids: SeedIds;
+  let creatives: { carouselId: string; textId: string };
   /** What each line saw, in the same shape, so the two can be compared at the end. */
   const seen: Record<string, unknown> = {};
 
   beforeAll(async () => {
     stack = await startStack();
-    ids = await findSeedIds(stack.baseUrl, (await newAgentToken(stack.baseUrl)).token);
+    const { token } = await newAgentToken(stack.baseUrl);
+    ids = await findSeedIds(stack.baseUrl, token);
+    creatives = await findMediaCreatives(stack.baseUrl, token);
   }, 180_000);
   afterAll(async () => {
     await stack?.stop();
@@ -136,6 +159,40 @@ describe('both official MCP client lines against the running service, each with 
       seen[`${line.name} views`] = named.sort();
     });
 
+    it('gets a creative\'s thumbnails as image blocks that decode, within the bound, and a resource_link per stored file, for 1 token', async () => {
+      const result = await session.callTool('get_creative', { id: creatives.carouselId });
+      expect(result.isError ?? false).toBe(false);
+      expect(result._meta).toMatchObject({ tokens_charged: 1 });
+      const stored = ((result.structuredContent?.['media'] ?? []) as MediaEntry[]).filter((entry) => entry.thumbnail_url !== null);
+      expect(stored.length).toBeGreaterThan(1);
+      const [text, ...rest] = result.content as { type: string; text?: string; data?: string; mimeType?: string; uri?: string; size?: number }[];
+      expect(text?.type).toBe('text');
+      expect(JSON.parse(String(text?.text))).toMatchObject({ id: creatives.carouselId }); // the text is the record, no pictures in it
+
+      const images = rest.filter((block) => block.type === 'image');
+      expect(images).toHaveLength(Math.min(IMAGE_BLOCKS, stored.length));
+      let bytes = 0;
+      for (const image of images) {
+        const data = Buffer.from(String(image.data), 'base64');
+        bytes += data.length;
+        const decoded = await sharp(data).metadata();
+        expect({ mimeType: image.mimeType, format: decoded.format }).toEqual({ mimeType: 'image/webp', format: 'webp' });
+        expect(Math.max(decoded.width ?? 0, decoded.height ?? 0)).toBeLessThanOrEqual(256);
+        expect(Math.min(decoded.width ?? 0, decoded.height ?? 0)).toBeGreaterThan(0);
+      }
+      expect(bytes).toBeLessThanOrEqual(IMAGE_BYTES);
+
+      const links = rest.filter((block) => block.type === 'resource_link');
+      expect(links.map((link) => ({ uri: link.uri, size: link.size }))).toEqual(stored.map((entry) => ({ uri: entry.url, size: entry.bytes })));
+      for (const link of links) expect(link.mimeType).toMatch(/^image\/(webp|png|jpeg|gif)$/);
+      expect(rest).toHaveLength(images.length + links.length);
+
+      const plain = await session.callTool('get_creative', { id: creatives.textId });
+      expect(plain._meta).toMatchObject({ tokens_charged: 1 });
+      expect(plain.content.map((block) => (block as { type: string }).type)).toEqual(['text']);
+      seen[`${line.name} media`] = { images: images.length, links: links.length, plain: plain.content.length };
+    });
+
     it('gets a bad argument as an isError problem naming the field, charged nothing', async () => {
       const result = await session.callTool('search_ads', { limit: 1000 });
       expect(result.isError).toBe(true);
@@ -160,7 +217,7 @@ describe('both official MCP client lines against the running service, each with 
 
   it('gave both lines the same answers', () => {
     const of = (line: ClientLine) => Object.fromEntries(Object.entries(seen).flatMap(([key, value]) => (key.startsWith(line.name) ? [[key.slice(line.name.length + 1), value]] : [])));
-    expect(Object.keys(of(CURRENT))).toHaveLength(4);
+    expect(Object.keys(of(CURRENT))).toHaveLength(5);
     expect(of(CURRENT)).toEqual(of(LEGACY));
   });
 });

@@ -80,11 +80,29 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expect(requests.filter((url) => !url.startsWith('data:') && url !== 'about:blank' && url !== 'about:srcdoc')).toEqual([]);
   }
 
-  it('ad gallery: one card per ad with its fields, a link per ad, and the next page through callServerTool', async () => {
+  /** Pictures that loaded in the view: <img> elements with a data: src the browser decoded. */
+  async function loadedPictures(selector: string): Promise<{ src: string; width: number }[]> {
+    const images = page.frameLocator('#view').locator(selector);
+    await images.first().waitFor();
+    await images.evaluateAll((nodes) => Promise.all(nodes.map((node) => (node as unknown as { decode(): Promise<void> }).decode())));
+    return images.evaluateAll((nodes) =>
+      nodes.map((node) => ({ src: String(node.getAttribute('src')).slice(0, 23), width: (node as unknown as { naturalWidth: number }).naturalWidth })),
+    );
+  }
+
+  it('ad gallery: one card per ad with its fields and picture, a link per ad, and the next page through callServerTool', async () => {
     const args = { limit: 6, status_today: 'active' };
     const result = await call('search_ads', args);
-    const page1 = result.structuredContent as { data: { title: string; landing_domain: string; landing_url: string; platform_name: string }[]; pagination: { has_more: boolean } };
+    const page1 = result.structuredContent as { data: { title: string; landing_domain: string; landing_url: string; platform_name: string; creative_id: string }[]; pagination: { has_more: boolean } };
     expect(page1.data).toHaveLength(6);
+    // The pictures travel in _meta for the view; the text the model reads carries none and stays within the budget.
+    const thumbnails = result._meta?.['thumbnails'] as { creative_id: string; src: string }[];
+    expect(thumbnails.length).toBeGreaterThan(0);
+    expect(thumbnails.length).toBeLessThanOrEqual(new Set(page1.data.map((ad) => ad.creative_id)).size);
+    const text = (result.content[0] as { text: string }).text;
+    expect(text).not.toMatch(/data:image|base64/);
+    expect(text.length).toBeLessThan(15_000);
+    expect(result._meta?.['size']).toMatchObject({ characters: text.length });
     const { openedLinks } = await mountView(page, client, await viewHtml('search_ads'), args, result);
 
     const view = page.frameLocator('#view');
@@ -98,6 +116,10 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expect(await first.locator('.countries').textContent()).not.toBe('');
     expect(await first.locator('.seen').textContent()).toMatch(/^\d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}$/);
     expect(await view.locator('.summary').textContent()).toMatch(/^6 shown of [\d,]+\+? matching$/);
+    const pictures = await loadedPictures('article.card img.thumb');
+    expect(pictures.length).toBe(page1.data.filter((ad) => thumbnails.some((t) => t.creative_id === ad.creative_id)).length);
+    for (const picture of pictures) expect(picture).toEqual({ src: 'data:image/webp;base64,', width: expect.any(Number) });
+    expect(Math.min(...pictures.map((picture) => picture.width))).toBeGreaterThan(0);
     await screenshot('ad-gallery');
 
     await first.locator('a.link').click();
@@ -108,6 +130,7 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     await view.locator('button.more').click();
     await view.locator('article.card').nth(11).waitFor();
     expect(await cards.count()).toBe(12);
+    expect((await loadedPictures('article.card img.thumb')).length).toBeGreaterThan(pictures.length); // the next page's pictures came with it
     expect(await view.locator('.summary').textContent()).toMatch(/^12 shown of/);
     const after = ((await call('get_usage', {})).structuredContent as { used: number }).used;
     expect(after - before).toBe(6); // the view's page was charged to this agent, like any call
@@ -151,9 +174,9 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expectQuietAndOffline();
   });
 
-  it('advertiser card: name, figures and countries of a real advertiser', async () => {
-    const ads = (await call('search_ads', { limit: 1 })).structuredContent as { data: { advertiser_id: string }[] };
-    const args = { id: String(ads.data[0]?.advertiser_id) };
+  it('advertiser card: name, figures, countries and creatives of a real advertiser', async () => {
+    const ads = (await call('search_ads', { limit: 20 })).structuredContent as { data: { advertiser_id: string; creative_format: string }[] };
+    const args = { id: String(ads.data.find((ad) => ad.creative_format !== 'text')?.advertiser_id) };
     const result = await call('get_advertiser', args);
     const advertiser = result.structuredContent as { name: string; ads_total: number; countries: unknown[] };
     await mountView(page, client, await viewHtml('get_advertiser'), args, result);
@@ -163,6 +186,10 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expect(await view.locator('article.advertiser h2').textContent()).toBe(advertiser.name);
     expect(await view.locator('.stat strong').first().textContent()).toBe(advertiser.ads_total.toLocaleString('en-US'));
     expect(await view.locator('.countries li').count()).toBe(Math.min(12, advertiser.countries.length));
+    const pictures = await loadedPictures('.creatives img.thumb');
+    expect(pictures.length).toBe((result._meta?.['thumbnails'] as unknown[]).length);
+    expect(pictures.length).toBeLessThanOrEqual(6);
+    expect(Math.min(...pictures.map((picture) => picture.width))).toBeGreaterThan(0);
     await screenshot('advertiser-card');
     expectQuietAndOffline();
   });

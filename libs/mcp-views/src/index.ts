@@ -1,2 +1,3 @@
 export * from './view-catalogue';
 export * from './built-views';
+export * from './view-thumbnails';

@@ -9,7 +9,7 @@ export interface ViewDescriptor {
 export const VIEWS: { readonly [name in ToolView]: ViewDescriptor } = {
   'ad-gallery': {
     title: 'Ad gallery',
-    description: 'search_ads results as cards: title, body, landing domain, platform, countries, status, first and last seen, a link per ad; loads the next page on request.',
+    description: 'search_ads results as cards: the creative picture, title, body, landing domain, platform, countries, status, first and last seen, a link per ad; loads the next page on request.',
   },
   'trend-chart': {
     title: 'Trend chart',
@@ -17,7 +17,7 @@ export const VIEWS: { readonly [name in ToolView]: ViewDescriptor } = {
   },
   'advertiser-card': {
     title: 'Advertiser card',
-    description: 'get_advertiser as a card: platforms, ads, creatives, countries, categories and landing domains.',
+    description: 'get_advertiser as a card: platforms, ads, creatives, countries, categories and landing domains, and pictures of its most popular creatives.',
   },
 };
 

@@ -9,6 +9,7 @@ import { MCP_IDEMPOTENCY_META } from '../idempotency/idempotency-key';
 import { ToolInvoker } from '../invocation/tool-invoker.service';
 import { invalidArguments, problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
 import type { JsonRpcId } from './json-rpc-envelope';
+import { MediaContent } from './media-content';
 import { toolFailure, toolResult } from './mcp-tools';
 
 /**
@@ -21,6 +22,7 @@ export class McpToolCalls {
 
   constructor(
     private readonly invoker: ToolInvoker,
+    private readonly media: MediaContent,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -40,7 +42,8 @@ export class McpToolCalls {
     try {
       const idempotencyKey = params._meta?.[MCP_IDEMPOTENCY_META] as string | undefined; // checked by the controller
       const { result, receipt } = await this.invoker.invoke({ tool, args: parsed.args, caller, requestId, callId, idempotencyKey });
-      return toolResult(result, receipt, requestId);
+      // After the charge settled: pictures ride with the record and never fail the call (media-content.ts).
+      return toolResult(result, receipt, requestId, await this.media.attachments(tool, result, requestId));
     } catch (error) {
       if (error instanceof ServiceError) return fail(problemFromServiceError(error, tool));
       this.logger.error(error instanceof Error ? error : new Error(String(error)));

@@ -5,6 +5,7 @@ import { viewUri } from '@adintel/mcp-views';
 import type { ToolView } from '@adintel/tool-catalogue';
 import { renderToolText, sizeOf } from '../context-budget/tool-text';
 import { nothingCharged, receiptFields, type Receipt } from '../invocation/receipt';
+import { NO_MEDIA, type MediaAttachments } from './media-content';
 
 export const SERVER_INFO = { name: 'ad-intel', title: 'Ad intelligence', version: INTERFACE_VERSION };
 
@@ -14,7 +15,8 @@ export const SERVER_INSTRUCTIONS =
   'get_usage (free, any frequency) shows your balance. Lists page with `cursor` = pagination.next_cursor. ' +
   'get_ads_breakdown with field=overview shows a market in one call; list tools take `fields` to return only the ' +
   'columns you need. A result\'s text holds the same data as structuredContent with every list written as a table ' +
-  '({"columns":[...],"rows":[[...]]}). A failed or empty call costs nothing.';
+  '({"columns":[...],"rows":[[...]]}). get_ad and get_creative also return the creative\'s thumbnails as images (free) ' +
+  'and a resource link per full media file (reading one costs 10 tokens). A failed or empty call costs nothing.';
 
 /** tools/list, straight from the catalogue: computed once, identical for every caller. */
 export const MCP_TOOLS: Tool[] = TOOLS.map((tool) => ({
@@ -36,13 +38,15 @@ function viewMeta(view: ToolView) {
 /**
  * A tool's answer: the JSON as structuredContent, the same data as compact text for the model (lists as tables, within
  * the context budget: context-budget/tool-text.ts, docs/agents.md), the receipt and the text's size in _meta.
+ * Pictures (media-content.ts) follow the text as image blocks and resource links, or ride in _meta for a view;
+ * neither changes the text or structuredContent.
  */
-export function toolResult(result: unknown, receipt: Receipt, requestId: string): CallToolResult {
+export function toolResult(result: unknown, receipt: Receipt, requestId: string, media: MediaAttachments = NO_MEDIA): CallToolResult {
   const text = renderToolText(result);
   return {
-    content: [{ type: 'text', text }],
+    content: [{ type: 'text', text }, ...media.content],
     structuredContent: result as Record<string, unknown>,
-    _meta: { ...receiptMeta(receipt, requestId), size: sizeOf(text) },
+    _meta: { ...media.meta, ...receiptMeta(receipt, requestId), size: sizeOf(text) },
   };
 }
 

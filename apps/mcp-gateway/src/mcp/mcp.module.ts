@@ -7,11 +7,12 @@ import { McpController } from './mcp.controller';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpToolCalls } from './mcp-tool-calls';
 import { McpViews } from './mcp-views';
+import { MediaContent } from './media-content';
 import { OriginGuard } from './origin.guard';
 
 @Module({
   imports: [AuthModule, InvocationModule, MediaModule],
   controllers: [McpController, LlmsTxtController],
-  providers: [McpServerFactory, McpToolCalls, McpViews, OriginGuard],
+  providers: [McpServerFactory, McpToolCalls, McpViews, MediaContent, OriginGuard],
 })
 export class McpModule {}

@@ -1,12 +1,22 @@
 import type { Ad, AdsPage } from '@adintel/contracts';
-import { el, formatNumber, linkButton, resultData, show, startView, type ToolArguments } from '../shared/view-app';
+import { thumbnailsOf } from '../../view-thumbnails';
+import { el, formatNumber, linkButton, resultData, show, startView, thumbnail, type ToolArguments } from '../shared/view-app';
 
-/** search_ads as a gallery of ad cards; "Load more" asks the host for the next page with the same arguments. */
-const state: { ads: Ad[]; page?: AdsPage['pagination']; args: ToolArguments; loading: boolean; error?: string } = { ads: [], args: {}, loading: false };
+/**
+ * search_ads as a gallery of ad cards, each with its creative's picture when the result's `_meta` carries it;
+ * "Load more" asks the host for the next page with the same arguments (its pictures come the same way).
+ */
+const state: { ads: Ad[]; pictures: Map<string, string>; page?: AdsPage['pagination']; args: ToolArguments; loading: boolean; error?: string } = {
+  ads: [],
+  pictures: new Map(),
+  args: {},
+  loading: false,
+};
 
 const app = startView<AdsPage>('ad-gallery', {
-  render(page, args) {
+  render(page, args, thumbnails) {
     state.ads = [...page.data];
+    state.pictures = new Map(thumbnails);
     state.page = page.pagination;
     state.args = args;
     state.error = undefined;
@@ -19,6 +29,7 @@ function card(ad: Pick<Ad, 'id'> & Partial<Ad>): HTMLElement {
   return el(
     'article',
     { class: 'card', 'data-ad-id': ad.id },
+    thumbnail(ad.creative_id && state.pictures.get(ad.creative_id), ad.creative_id),
     el('div', { class: 'top' }, el('span', { class: `badge status-${ad.status_today}` }, ad.status_today), el('span', { class: 'badge' }, ad.platform_name)),
     el('h3', {}, ad.title || '(no title)'),
     el('p', { class: 'body' }, ad.body ?? ''),
@@ -59,6 +70,7 @@ async function loadMore() {
     const next = resultData<AdsPage>(result);
     if (next.ok) {
       state.ads.push(...next.value.data);
+      for (const [creativeId, src] of thumbnailsOf(result)) state.pictures.set(creativeId, src);
       state.page = next.value.pagination;
       state.error = undefined;
     } else {

@@ -1,9 +1,9 @@
 import type { Advertiser } from '@adintel/contracts';
-import { el, formatNumber, formatShare, show, startView } from '../shared/view-app';
+import { el, formatNumber, formatShare, show, startView, thumbnail } from '../shared/view-app';
 
-/** get_advertiser as one card: reach, where it runs and what it promotes. */
+/** get_advertiser as one card: reach, where it runs and what it promotes, and its most popular creatives' pictures. */
 startView<Advertiser>('advertiser-card', {
-  render(advertiser) {
+  render(advertiser, _args, thumbnails) {
     const stat = (label: string, value: number) => el('div', { class: 'stat' }, el('strong', {}, formatNumber(value)), el('span', { class: 'muted' }, label));
     show(
       el(
@@ -11,6 +11,8 @@ startView<Advertiser>('advertiser-card', {
         { class: 'card advertiser' },
         el('header', {}, el('h2', {}, advertiser.name), el('p', { class: 'muted' }, `${advertiser.platforms.join(' · ')} · seen ${advertiser.first_seen_date} → ${advertiser.last_seen_date}`)),
         el('div', { class: 'stats' }, stat('ads', advertiser.ads_total), stat('active', advertiser.active_ads), stat('creatives', advertiser.creatives), stat('webmasters', advertiser.webmasters)),
+        thumbnails.size ? el('h3', {}, 'Most popular creatives') : null,
+        thumbnails.size ? el('div', { class: 'creatives' }, ...[...thumbnails].map(([creativeId, src]) => thumbnail(src, creativeId))) : null,
         el('h3', {}, 'Countries'),
         el('ul', { class: 'chips countries' }, ...advertiser.countries.slice(0, 12).map((c) => el('li', { class: 'badge' }, `${c.country} ${formatShare(c.share)}`))),
         el('h3', {}, 'Categories'),

@@ -1,11 +1,15 @@
 import { App } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { thumbnailsOf } from '../../view-thumbnails';
 
 export type ToolArguments = Record<string, unknown>;
 
 export interface ViewHandlers<T> {
-  /** The tool's structuredContent, exactly as the gateway returned it to the agent. */
-  render(data: T, args: ToolArguments): void;
+  /**
+   * The tool's structuredContent, exactly as the gateway returned it to the agent, and the pictures its `_meta`
+   * carries for the view (by creative id; view-thumbnails.ts).
+   */
+  render(data: T, args: ToolArguments, thumbnails: ReadonlyMap<string, string>): void;
 }
 
 /**
@@ -21,7 +25,7 @@ export function startView<T>(name: string, handlers: ViewHandlers<T>): App {
   };
   app.ontoolresult = (result) => {
     const data = resultData<T>(result as CallToolResult);
-    if (data.ok) handlers.render(data.value, args);
+    if (data.ok) handlers.render(data.value, args, thumbnailsOf(result));
     else showError(data.message);
   };
   void app.connect().catch((error: unknown) => showError(`cannot reach the host: ${(error as Error).message}`));
@@ -82,6 +86,11 @@ export function formatChange(change: { delta: number; ratio: number | null }): {
   if (change.ratio === null) return { text: `${delta} (new)`, trend };
   const percent = Math.round((change.ratio - 1) * 100);
   return { text: `${delta} (${percent > 0 ? '+' : ''}${percent}%)`, trend };
+}
+
+/** A creative's picture: `src` is a data: URL checked by thumbnailsOf (the views' CSP allows nothing else). */
+export function thumbnail(src: string | undefined, creativeId: string | undefined): HTMLElement | null {
+  return src ? el('img', { class: 'thumb', src, alt: `creative ${creativeId ?? ''}`.trim(), decoding: 'async' }) : null;
 }
 
 /** Opens a URL through the host: a sandboxed view cannot navigate on its own. */

@@ -1,0 +1,160 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  QueryMessages,
+  ServiceError,
+  type AdDetail,
+  type AdsPage,
+  type Advertiser,
+  type Creative,
+  type Media,
+  type MediaFile,
+  type MediaFileArgs,
+} from '@adintel/contracts';
+import { ADVERTISER_THUMBNAILS, THUMBNAILS_META, VIEW_THUMBNAIL_LIMITS, type ViewThumbnail } from '@adintel/mcp-views';
+import type { ToolDefinition } from '@adintel/tool-catalogue';
+import { InjectServiceClient, ServiceClient } from '@adintel/transport';
+import type { ImageContent, ResourceLink } from '@modelcontextprotocol/server';
+
+/**
+ * Bounds of the pictures get_ad and get_creative hand the model (docs/media.md, "Pictures on MCP"): the first
+ * entries' thumbnails, at most this many blocks and bytes (decoded) in all; the other entries stay as links.
+ */
+export const RECORD_IMAGE_LIMITS = { count: 4, bytes: 256 * 1024 } as const;
+
+/** What a tool result carries besides its JSON: content blocks after the text, and fields of its `_meta`. */
+export interface MediaAttachments {
+  readonly content: readonly (ImageContent | ResourceLink)[];
+  readonly meta: Readonly<Record<string, unknown>>;
+}
+
+export const NO_MEDIA: MediaAttachments = { content: [], meta: {} };
+
+/** How many of an advertiser's most popular ads are looked at to find its creatives with a picture. */
+const ADVERTISER_ADS_LOOKED_AT = 20;
+
+/** A media entry with a stored file: its thumbnail URL names the creative and index the file is kept under. */
+const THUMBNAIL_PATH = /\/api\/v1\/creo\/([^/]+)\/media\/(\d+)\/thumbnail$/;
+
+interface StoredEntry {
+  readonly entry: Media;
+  readonly creativeId: string;
+  readonly index: number;
+}
+
+/**
+ * The pictures that ride with a tool result (thumbnails are free: product-decisions.md, "Media"), fetched from
+ * query-api in this one place, in parallel, after the call was charged. A picture that cannot be fetched is left out
+ * and logged with the request id: it never fails the call or changes its receipt.
+ *
+ * - get_ad, get_creative: thumbnails as `image` blocks for the model, and one `resource_link` per stored file.
+ * - views (MCP Apps): search_ads rows' and the advertiser's creatives as `data:` URLs in `_meta`, which hosts give the
+ *   view and not the model.
+ */
+@Injectable()
+export class MediaContent {
+  private readonly logger = new Logger('MediaContent');
+
+  constructor(@InjectServiceClient('query') private readonly query: ServiceClient) {}
+
+  /** Never throws: whatever goes wrong here leaves the result without pictures. */
+  async attachments(tool: ToolDefinition, result: unknown, requestId: string): Promise<MediaAttachments> {
+    try {
+      if (tool.message === QueryMessages.getAd) return await this.recordMedia((result as AdDetail).media, requestId);
+      if (tool.message === QueryMessages.getCreative) return await this.recordMedia((result as Creative).media, requestId);
+      if (tool.view === 'ad-gallery') return await this.galleryThumbnails(result as AdsPage, requestId);
+      if (tool.view === 'advertiser-card') return await this.advertiserThumbnails(result as Advertiser, requestId);
+    } catch (error) {
+      this.logger.warn({ msg: 'pictures left out of the result', request_id: requestId, tool: tool.name, error: (error as Error).message });
+    }
+    return NO_MEDIA;
+  }
+
+  /**
+   * The first stored entries' thumbnails as image blocks (within RECORD_IMAGE_LIMITS), then a link per stored file.
+   * The record does not say a file's MIME type, so a one-byte read of each file (no charge: not the public route) tells it.
+   */
+  private async recordMedia(media: readonly Media[], requestId: string): Promise<MediaAttachments> {
+    const stored = media.flatMap((entry): StoredEntry[] => {
+      const match = entry.thumbnail_url ? THUMBNAIL_PATH.exec(entry.thumbnail_url) : null;
+      return match ? [{ entry, creativeId: decodeURIComponent(match[1] as string), index: Number(match[2]) }] : [];
+    });
+    if (stored.length === 0) return NO_MEDIA;
+    const [thumbnails, heads] = await Promise.all([
+      Promise.all(stored.slice(0, RECORD_IMAGE_LIMITS.count).map((s) => this.fetch({ creative_id: s.creativeId, index: s.index, variant: 'thumbnail' }, requestId))),
+      Promise.all(stored.map((s) => this.fetch({ creative_id: s.creativeId, index: s.index, variant: 'file', range: { start: 0, end: 0 } }, requestId))),
+    ]);
+    const images: ImageContent[] = withinBytes(thumbnails, RECORD_IMAGE_LIMITS.bytes).map((file) => ({ type: 'image', data: file.body_base64, mimeType: file.mime }));
+    const links = stored.map(({ entry, creativeId, index }, i): ResourceLink => {
+      const mimeType = heads[i]?.mime;
+      return {
+        type: 'resource_link',
+        uri: entry.url,
+        name: `${creativeId}/media/${index}`,
+        title: `Creative ${creativeId}, ${entry.type} ${index + 1} (${entry.width}x${entry.height})`,
+        description: 'the full file; reading it (resources/read) costs 10 tokens',
+        ...(mimeType && { mimeType }),
+        ...(entry.bytes !== null && { size: entry.bytes }),
+      };
+    });
+    return { content: [...images, ...links], meta: {} };
+  }
+
+  /** One picture per distinct creative of the page, in row order, within VIEW_THUMBNAIL_LIMITS. */
+  private async galleryThumbnails(page: AdsPage, requestId: string): Promise<MediaAttachments> {
+    // With `fields`, rows may lack creative_id (no picture then) or media_count (then the fetch tells).
+    const rows = page.data as Partial<AdsPage['data'][number]>[];
+    const creatives = distinct(rows.flatMap((row) => (row.creative_id && row.media_count !== 0 && row.creative_format !== 'text' ? [row.creative_id] : [])));
+    return this.viewThumbnails(creatives.slice(0, VIEW_THUMBNAIL_LIMITS.count), VIEW_THUMBNAIL_LIMITS.count, requestId);
+  }
+
+  /** The advertiser's most popular creatives that have a picture: its ads, read from query-api (no charge: the card's decoration). */
+  private async advertiserThumbnails(advertiser: Advertiser, requestId: string): Promise<MediaAttachments> {
+    const ads = await this.query.send(QueryMessages.searchAds, { advertiser_id: advertiser.id, sort_by: 'most_popular', limit: ADVERTISER_ADS_LOOKED_AT });
+    const creatives = distinct(ads.data.flatMap((ad) => (ad.media_count > 0 && ad.creative_format !== 'text' ? [ad.creative_id] : [])));
+    return this.viewThumbnails(creatives, ADVERTISER_THUMBNAILS, requestId);
+  }
+
+  /** The first `count` of these creatives whose first picture could be fetched, as data: URLs in `_meta`. */
+  private async viewThumbnails(creativeIds: readonly string[], count: number, requestId: string): Promise<MediaAttachments> {
+    if (creativeIds.length === 0) return NO_MEDIA;
+    const files = await Promise.all(creativeIds.map((id) => this.fetch({ creative_id: id, index: 0, variant: 'thumbnail' }, requestId, { expectMissing: true })));
+    const thumbnails: ViewThumbnail[] = [];
+    let bytes = 0;
+    files.forEach((file, i) => {
+      if (!file || thumbnails.length >= count || bytes + file.size > VIEW_THUMBNAIL_LIMITS.bytes) return;
+      bytes += file.size;
+      thumbnails.push({ creative_id: creativeIds[i] as string, src: `data:${file.mime};base64,${file.body_base64}` });
+    });
+    return thumbnails.length ? { content: [], meta: { [THUMBNAILS_META]: thumbnails } } : NO_MEDIA;
+  }
+
+  /**
+   * One read from query-api; undefined when it fails. `expectMissing`: a creative without a stored picture is an
+   * ordinary not_found there (ads listed without looking at their media), not worth a warning.
+   */
+  private async fetch(args: MediaFileArgs, requestId: string, { expectMissing = false } = {}): Promise<MediaFile | undefined> {
+    try {
+      return await this.query.send(QueryMessages.getMedia, args);
+    } catch (error) {
+      const code = error instanceof ServiceError ? error.code : 'internal';
+      const fields = { request_id: requestId, creative_id: args.creative_id, index: args.index, variant: args.variant, code, error: (error as Error).message };
+      if (expectMissing && code === 'not_found') this.logger.debug({ msg: 'no stored picture', ...fields });
+      else this.logger.warn({ msg: 'media not fetched; the result goes without it', ...fields });
+      return undefined;
+    }
+  }
+}
+
+/** The fetched files, in order, while their bytes stay within the bound (a failed fetch is skipped). */
+function withinBytes(files: readonly (MediaFile | undefined)[], limit: number): MediaFile[] {
+  const kept: MediaFile[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (!file || bytes + file.size > limit) continue;
+    bytes += file.size;
+    kept.push(file);
+  }
+  return kept;
+}
+
+const distinct = (ids: readonly string[]) => [...new Set(ids)];
