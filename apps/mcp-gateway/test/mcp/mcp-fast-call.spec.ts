@@ -34,17 +34,34 @@ describe('the gateway answers a plain tools/call itself, exactly as the SDK woul
   // Every SDK answer builds a server through the factory; the fast path never does.
   const serversBuilt = jest.spyOn(McpServerFactory.prototype, 'create');
 
+  /**
+   * The fake query-api, with an ad whose media has a stored file and a thumbnail, and the media reads behind them
+   * (a 1x1 PNG), so a result that carries pictures is compared with them.
+   */
   const query = () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
     const adDetail = {
       ...sampleAd(1),
-      media: [{ type: 'image', url: '/api/v1/creo/cr-1/media/0', width: 600, height: 400, duration_seconds: null, bytes: 2048, thumbnail_url: null }],
+      media: [
+        {
+          type: 'image',
+          url: '/api/v1/creo/cr-1/media/0',
+          width: 600,
+          height: 400,
+          duration_seconds: null,
+          bytes: 2048,
+          thumbnail_url: '/api/v1/creo/cr-1/media/0/thumbnail',
+        },
+      ],
       advertiser: { id: 'adv-1', name: 'Advertiser 1', platforms: ['facebook'] },
       webmaster: null,
     };
-    return fakeQuery(7).on(QueryMessages.getAd, (args) => {
-      if (args['id'] !== 'ad-1') throw ServiceError.notFound('ad', String(args['id']));
-      return adDetail;
-    });
+    return fakeQuery(7)
+      .on(QueryMessages.getAd, (args) => {
+        if (args['id'] !== 'ad-1') throw ServiceError.notFound('ad', String(args['id']));
+        return adDetail;
+      })
+      .on(QueryMessages.getMedia, () => ({ mime: 'image/png', size: 70, etag: 'png-1', range: null, body_base64: png }));
   };
 
   beforeAll(async () => {
