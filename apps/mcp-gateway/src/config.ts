@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigShape, port } from '@adintel/config';
+import { baseConfigShape, flag, port } from '@adintel/config';
 import { BUILT_VIEWS_DIR } from '@adintel/mcp-views';
 
 const originList = z
@@ -64,6 +64,9 @@ export const appConfigSchema = z.object({
     .default(3_600)
     .describe('how long the answer of a paid call made with an Idempotency-Key is kept and replayed (charged 0) to a repeat with the same key'),
   GATEWAY_KEY_PREFIX: z.string().min(1).max(64).default('gateway:').describe('prefix of the gateway’s Redis keys'),
+  MCP_FAST_PATH: flag(true).describe(
+    'answer a plain MCP `tools/call` in JSON in the gateway itself, exactly as the SDK would (less CPU per call); `false` sends every MCP request through the SDK',
+  ),
   MCP_VIEWS_DIR: z
     .string()
     .min(1)

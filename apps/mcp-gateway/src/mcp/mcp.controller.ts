@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Inject, Logger, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, type NodeIncomingMessageLike, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { APP_CONFIG } from '@adintel/config';
 import { currentRequestId } from '@adintel/observability';
 import type { AppConfig } from '../config';
@@ -12,19 +12,24 @@ import { authInfoFor, McpServerFactory } from './mcp-server.factory';
 import { allowOrigin, answerOptions } from './cors';
 import { carryIdempotencyKey } from './idempotency-meta';
 import { checkEnvelope, jsonRpcError, type EnvelopeRejection, type ProtocolEra } from './json-rpc-envelope';
+import { fastCallAnswer, fastCallError, fastToolCall, type Classification, type FastToolCall } from './mcp-fast-call';
+import { McpToolCalls } from './mcp-tool-calls';
 import { OriginGuard } from './origin.guard';
 
 type ResponseMode = 'json' | 'sse';
 
 /**
  * MCP Streamable HTTP on both protocol eras, stateless, one endpoint. The bearer and Origin guards run first on
- * every request; then the SDK's own classification (`isLegacyRequest`) picks the era:
+ * every request; then the SDK's own classification (`classifyInboundRequest`, what `isLegacyRequest` and
+ * `createMcpHandler` route with) picks the era:
  * - 2026-07-28 (a `_meta` envelope claim): the SDK's `createMcpHandler`, which owns `server/discover`, the standard
  *   header checks, `resultType`, cache hints and the unsupported-version answer;
  * - 2025-era (no claim, as every 2025-11-25 client sends): a per-request server on the SDK's stateless transport
  *   with JSON responses, as before. createMcpHandler's own legacy fallback answers 2025-era calls only as SSE,
  *   which the 2025 clients read but plain JSON-RPC callers (the service contract's `tools/call`) cannot.
  * Both build their server with the same factory, so tools, views and answers are the same on both eras.
+ * A plain `tools/call` answered in JSON skips both: the gateway answers it itself, exactly as the SDK would
+ * (mcp-fast-call.ts; MCP_FAST_PATH=false sends it to the SDK too).
  */
 @Controller('mcp')
 export class McpController {
@@ -33,6 +38,7 @@ export class McpController {
 
   constructor(
     private readonly servers: McpServerFactory,
+    private readonly toolCalls: McpToolCalls,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     const onerror = (error: Error) => this.logger.warn(`MCP request failed in the SDK: ${error.message}`);
@@ -48,13 +54,20 @@ export class McpController {
     allowOrigin(req, res, this.config.MCP_ALLOWED_ORIGINS);
     const mode = responseMode(req.headers.accept);
     const requestId = currentRequestId() ?? 'unknown';
-    const era: ProtocolEra = (await isLegacyRequest(headersOf(req), req.body)) ? 'legacy' : 'modern';
+    const classification = classify(req);
+    // A POST without a JSON body is the legacy side's to answer, as isLegacyRequest has it.
+    const era: ProtocolEra = req.body === undefined || classification.kind === 'legacy' ? 'legacy' : 'modern';
     // Another Content-Type is left to the SDK, which answers 415.
     if (req.is('application/json')) {
       const verdict = checkEnvelope(req.body, era);
       const rejection = verdict.ok ? carryIdempotencyKey(req.body, req.headers['idempotency-key']) : verdict.rejection;
       if (rejection) {
         sendRejection(res, rejection, mode);
+        return;
+      }
+      const call = mode === 'json' && this.config.MCP_FAST_PATH ? fastToolCall(req, classification) : undefined;
+      if (call) {
+        await this.answerToolCall(res, call, caller, requestId);
         return;
       }
     }
@@ -65,6 +78,18 @@ export class McpController {
       return;
     }
     await this.modern[mode](sdkRequest(req, authInfoFor(caller, requestId)), res, req.body);
+  }
+
+  /** The JSON answer to a plain tools/call, written as the SDK writes it (status 200 for a result and an error alike). */
+  private async answerToolCall(res: Response, call: FastToolCall, caller: Caller, requestId: string): Promise<void> {
+    let body: string;
+    try {
+      body = fastCallAnswer(call, await this.toolCalls.call(call.params, caller, requestId, call.id));
+    } catch (error) {
+      body = fastCallError(call, error);
+    }
+    res.status(200).setHeader('Content-Type', 'application/json');
+    res.end(body);
   }
 
   private async serveLegacy(req: Request, res: Response, caller: Caller, requestId: string, mode: ResponseMode): Promise<void> {
@@ -127,15 +152,22 @@ function responseMode(accept: string | undefined): ResponseMode {
 }
 
 /**
- * What the SDK's classification reads: the method and the headers (the body is the one Express parsed). The URL
- * plays no part, so a fixed one keeps a caller's path and query out of the `Request` constructor.
+ * The SDK's classification of a request from what it reads: the method, the three standard headers (a repeated
+ * header joined as `Headers.get` joins it) and the body Express parsed. Called directly rather than through
+ * `isLegacyRequest`, which would need a web `Request` built from every header first.
  */
-function headersOf(req: Request): globalThis.Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return new globalThis.Request('http://gateway/mcp', { method: req.method, headers });
+function classify(req: Request): Classification {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  return classifyInboundRequest({
+    httpMethod: req.method,
+    protocolVersionHeader: header('mcp-protocol-version'),
+    mcpMethodHeader: header('mcp-method'),
+    mcpNameHeader: header('mcp-name'),
+    ...(req.body !== undefined && { body: req.body }),
+  });
 }
 
 /**
