@@ -78,7 +78,6 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
           ...sampleAd(i + 1),
           creative_id: `cr-${Math.min(i, 29)}`,
           ...(i === 2 && { creative_format: 'text' as const, media_count: 0 }),
-          ...(args['advertiser_id'] && { advertiser_id: String(args['advertiser_id']) }),
         })),
         pagination: { next_cursor: null, has_more: false, total: 40, total_estimated: false },
       }))
