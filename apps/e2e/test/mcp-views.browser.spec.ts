@@ -80,6 +80,11 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expect(requests.filter((url) => !url.startsWith('data:') && url !== 'about:blank' && url !== 'about:srcdoc')).toEqual([]);
   }
 
+  /** Waits until no picture is pending in the view: each placeholder became a picture or went away. */
+  async function picturesSettled() {
+    await page.frameLocator('#view').locator('.thumb.pending').first().waitFor({ state: 'detached' });
+  }
+
   /** Pictures that loaded in the view: <img> elements with a data: src the browser decoded. */
   async function loadedPictures(selector: string): Promise<{ src: string; width: number }[]> {
     const images = page.frameLocator('#view').locator(selector);
@@ -90,20 +95,31 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     );
   }
 
+  const used = async () => ((await call('get_usage', {})).structuredContent as { used: number }).used;
+
+  /** The thumbnails a result names for its view: URIs only, no picture bytes in `_meta`. */
+  function namedThumbnails(result: CallToolResult): { creative_id: string; uri: string }[] {
+    const thumbnails = result._meta?.['thumbnails'] as { creative_id: string; uri: string }[];
+    expect(thumbnails.length).toBeGreaterThan(0);
+    for (const thumbnail of thumbnails) expect(thumbnail.uri).toBe(`${stack.baseUrl}/api/v1/creo/${encodeURIComponent(thumbnail.creative_id)}/media/0/thumbnail`);
+    expect(JSON.stringify(result._meta)).not.toMatch(/base64|data:/);
+    return thumbnails;
+  }
+
   it('ad gallery: one card per ad with its fields and picture, a link per ad, and the next page through callServerTool', async () => {
     const args = { limit: 6, status_today: 'active' };
     const result = await call('search_ads', args);
     const page1 = result.structuredContent as { data: { title: string; landing_domain: string; landing_url: string; platform_name: string; creative_id: string }[]; pagination: { has_more: boolean } };
     expect(page1.data).toHaveLength(6);
-    // The pictures travel in _meta for the view; the text the model reads carries none and stays within the budget.
-    const thumbnails = result._meta?.['thumbnails'] as { creative_id: string; src: string }[];
-    expect(thumbnails.length).toBeGreaterThan(0);
+    // The view's pictures are named in _meta by URI; neither _meta nor the text the model reads carries picture bytes.
+    const thumbnails = namedThumbnails(result);
     expect(thumbnails.length).toBeLessThanOrEqual(new Set(page1.data.map((ad) => ad.creative_id)).size);
     const text = (result.content[0] as { text: string }).text;
     expect(text).not.toMatch(/data:image|base64/);
     expect(text.length).toBeLessThan(15_000);
     expect(result._meta?.['size']).toMatchObject({ characters: text.length });
-    const { openedLinks } = await mountView(page, client, await viewHtml('search_ads'), args, result);
+    const usedBefore = await used();
+    const { openedLinks, resourceReads } = await mountView(page, client, await viewHtml('search_ads'), args, result);
 
     const view = page.frameLocator('#view');
     const cards = view.locator('article.card');
@@ -116,24 +132,55 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     expect(await first.locator('.countries').textContent()).not.toBe('');
     expect(await first.locator('.seen').textContent()).toMatch(/^\d{4}-\d{2}-\d{2} → \d{4}-\d{2}-\d{2}$/);
     expect(await view.locator('.summary').textContent()).toMatch(/^6 shown of [\d,]+\+? matching$/);
+    // Every card of the first page is in view: its picture was read through the host, once per creative, free.
+    await picturesSettled();
     const pictures = await loadedPictures('article.card img.thumb');
     expect(pictures.length).toBe(page1.data.filter((ad) => thumbnails.some((t) => t.creative_id === ad.creative_id)).length);
     for (const picture of pictures) expect(picture).toEqual({ src: 'data:image/webp;base64,', width: expect.any(Number) });
     expect(Math.min(...pictures.map((picture) => picture.width))).toBeGreaterThan(0);
+    expect([...resourceReads].sort()).toEqual(thumbnails.map((t) => t.uri).sort());
+    expect(await used()).toBe(usedBefore); // no thumbnail is charged
     await screenshot('ad-gallery');
 
     await first.locator('a.link').click();
     expect(openedLinks).toEqual([page1.data[0]?.landing_url]);
 
     expect(page1.pagination.has_more).toBe(true);
-    const before = ((await call('get_usage', {})).structuredContent as { used: number }).used;
+    const before = await used();
     await view.locator('button.more').click();
     await view.locator('article.card').nth(11).waitFor();
     expect(await cards.count()).toBe(12);
-    expect((await loadedPictures('article.card img.thumb')).length).toBeGreaterThan(pictures.length); // the next page's pictures came with it
     expect(await view.locator('.summary').textContent()).toMatch(/^12 shown of/);
-    const after = ((await call('get_usage', {})).structuredContent as { used: number }).used;
+    const after = await used();
     expect(after - before).toBe(6); // the view's page was charged to this agent, like any call
+    // Lazily: a picture is read only when its card comes into view. The cards below the frame's fold keep their
+    // placeholders, unread, until the view scrolls to them.
+    const pending = view.locator('.thumb.pending');
+    const pendingInView = () => pending.evaluateAll((nodes) => nodes.filter((node) => node.getBoundingClientRect().top < (globalThis as unknown as { innerHeight: number }).innerHeight).length);
+    for (let waited = 0; (await pendingInView()) > 0; waited += 100) {
+      expect(waited).toBeLessThan(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await pending.count()).toBeGreaterThan(0);
+    const readBeforeScroll = resourceReads.length;
+    await cards.nth(11).scrollIntoViewIfNeeded();
+    await picturesSettled();
+    expect(resourceReads.length).toBeGreaterThan(readBeforeScroll);
+    expect((await loadedPictures('article.card img.thumb')).length).toBeGreaterThan(pictures.length);
+    expect(new Set(resourceReads).size).toBe(resourceReads.length); // each thumbnail read once
+    expect(await used()).toBe(after); // and none charged
+    expectQuietAndOffline();
+  });
+
+  it('ad gallery on a host without serverResources: the cards without pictures, nothing read', async () => {
+    const args = { limit: 3 };
+    const result = await call('search_ads', args);
+    namedThumbnails(result);
+    const { resourceReads } = await mountView(page, client, await viewHtml('search_ads'), args, result, { serverResources: false });
+    const view = page.frameLocator('#view');
+    await view.locator('article.card').nth(2).waitFor();
+    expect(await view.locator('.thumb').count()).toBe(0);
+    expect(resourceReads).toEqual([]);
     expectQuietAndOffline();
   });
 
@@ -179,17 +226,21 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     const args = { id: String(ads.data.find((ad) => ad.creative_format !== 'text')?.advertiser_id) };
     const result = await call('get_advertiser', args);
     const advertiser = result.structuredContent as { name: string; ads_total: number; countries: unknown[] };
-    await mountView(page, client, await viewHtml('get_advertiser'), args, result);
+    const usedBefore = await used();
+    const { resourceReads } = await mountView(page, client, await viewHtml('get_advertiser'), args, result);
 
     const view = page.frameLocator('#view');
     await view.locator('article.advertiser h2').waitFor();
     expect(await view.locator('article.advertiser h2').textContent()).toBe(advertiser.name);
     expect(await view.locator('.stat strong').first().textContent()).toBe(advertiser.ads_total.toLocaleString('en-US'));
     expect(await view.locator('.countries li').count()).toBe(Math.min(12, advertiser.countries.length));
+    const candidates = namedThumbnails(result);
     const pictures = await loadedPictures('.creatives img.thumb');
-    expect(pictures.length).toBe((result._meta?.['thumbnails'] as unknown[]).length);
-    expect(pictures.length).toBeLessThanOrEqual(6);
+    // the first six candidates that read (every demo creative of the tests' store has its picture)
+    expect(pictures.length).toBe(Math.min(6, candidates.length));
     expect(Math.min(...pictures.map((picture) => picture.width))).toBeGreaterThan(0);
+    expect(resourceReads).toEqual(candidates.slice(0, 6).map((t) => t.uri));
+    expect(await used()).toBe(usedBefore); // no thumbnail is charged
     await screenshot('advertiser-card');
     expectQuietAndOffline();
   });

@@ -25,6 +25,18 @@ export const MEDIA_FILE: PricedOperation = {
   httpPath: '/creo/{id}/media/{n}',
 };
 
+/** The free thumbnail of a media file: MEDIA_FILE's path and `/thumbnail`. */
+export const MEDIA_THUMBNAIL_PATH = `${MEDIA_FILE.httpPath}/thumbnail`;
+
+/**
+ * The one builder of media paths (`/api/v1/creo/{id}/media/{n}[/thumbnail]`, the id percent-encoded): query-api
+ * writes the records' `url` and `thumbnail_url` with it, the gateway the views' thumbnail URIs and its resource URIs.
+ */
+export function mediaPath(creativeId: string, index: number, variant: 'file' | 'thumbnail'): string {
+  const template = variant === 'file' ? MEDIA_FILE.httpPath : MEDIA_THUMBNAIL_PATH;
+  return `${REST_PREFIX}${template.replace('{id}', encodeURIComponent(creativeId)).replace('{n}', String(index))}`;
+}
+
 export const PRICED_OPERATIONS: readonly PricedOperation[] = [MEDIA_FILE];
 
 /** What tokens may be held for: a catalogue tool or a priced operation, by the name the ledger records. */

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   QueryMessages,
   ServiceError,
@@ -10,10 +10,13 @@ import {
   type MediaFile,
   type MediaFileArgs,
 } from '@adintel/contracts';
-import { ADVERTISER_THUMBNAILS, THUMBNAILS_META, VIEW_THUMBNAIL_LIMITS, type ViewThumbnail } from '@adintel/mcp-views';
+import { APP_CONFIG } from '@adintel/config';
+import { ADVERTISER_CANDIDATES, THUMBNAILS_META, VIEW_THUMBNAIL_LIMITS, type ViewThumbnail } from '@adintel/mcp-views';
 import type { ToolDefinition } from '@adintel/tool-catalogue';
 import { InjectServiceClient, ServiceClient } from '@adintel/transport';
 import type { ImageContent, ResourceLink } from '@modelcontextprotocol/server';
+import type { AppConfig } from '../config';
+import { mediaUrl } from '../media/media-target';
 
 /**
  * Bounds of the pictures get_ad and get_creative hand the model (docs/media.md, "Pictures on MCP"): the first
@@ -42,27 +45,31 @@ interface StoredEntry {
 }
 
 /**
- * The pictures that ride with a tool result (thumbnails are free: product-decisions.md, "Media"), fetched from
- * query-api in this one place, in parallel, after the call was charged. A picture that cannot be fetched is left out
- * and logged with the request id: it never fails the call or changes its receipt.
+ * The pictures that ride with a tool result (thumbnails are free: product-decisions.md, "Media").
  *
- * - get_ad, get_creative: thumbnails as `image` blocks for the model, and one `resource_link` per stored file.
- * - views (MCP Apps): search_ads rows' and the advertiser's creatives as `data:` URLs in `_meta`, which hosts give the
- *   view and not the model.
+ * - get_ad, get_creative: thumbnails as `image` blocks for the model, and one `resource_link` per stored file, fetched
+ *   from query-api in this one place, in parallel, after the call was charged. A picture that cannot be fetched is
+ *   left out and logged with the request id: it never fails the call or changes its receipt.
+ * - views (MCP Apps): the thumbnail URIs of search_ads rows' and the advertiser's creatives in `_meta` (which hosts
+ *   give the view and not the model); a view reads the ones it shows through its host, so a client without views
+ *   pays nothing for them (docs/media.md, "Pictures in the views").
  */
 @Injectable()
 export class MediaContent {
   private readonly logger = new Logger('MediaContent');
 
-  constructor(@InjectServiceClient('query') private readonly query: ServiceClient) {}
+  constructor(
+    @InjectServiceClient('query') private readonly query: ServiceClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /** Never throws: whatever goes wrong here leaves the result without pictures. */
   async attachments(tool: ToolDefinition, result: unknown, requestId: string): Promise<MediaAttachments> {
     try {
       if (tool.message === QueryMessages.getAd) return await this.recordMedia((result as AdDetail).media, requestId);
       if (tool.message === QueryMessages.getCreative) return await this.recordMedia((result as Creative).media, requestId);
-      if (tool.view === 'ad-gallery') return await this.galleryThumbnails(result as AdsPage, requestId);
-      if (tool.view === 'advertiser-card') return await this.advertiserThumbnails(result as Advertiser, requestId);
+      if (tool.view === 'ad-gallery') return this.galleryThumbnails(result as AdsPage);
+      if (tool.view === 'advertiser-card') return await this.advertiserThumbnails(result as Advertiser);
     } catch (error) {
       this.logger.warn({ msg: 'pictures left out of the result', request_id: requestId, tool: tool.name, error: (error as Error).message });
     }
@@ -99,47 +106,40 @@ export class MediaContent {
     return { content: [...images, ...links], meta: {} };
   }
 
-  /** One picture per distinct creative of the page, in row order, within VIEW_THUMBNAIL_LIMITS. */
-  private async galleryThumbnails(page: AdsPage, requestId: string): Promise<MediaAttachments> {
-    // With `fields`, rows may lack creative_id (no picture then) or media_count (then the fetch tells).
+  /** The thumbnail URI of each distinct creative of the page with a picture, in row order, within VIEW_THUMBNAIL_LIMITS. */
+  private galleryThumbnails(page: AdsPage): MediaAttachments {
+    // With `fields`, rows may lack creative_id (no picture then) or media_count (then the view's read tells).
     const rows = page.data as Partial<AdsPage['data'][number]>[];
     const creatives = distinct(rows.flatMap((row) => (row.creative_id && row.media_count !== 0 && row.creative_format !== 'text' ? [row.creative_id] : [])));
-    return this.viewThumbnails(creatives.slice(0, VIEW_THUMBNAIL_LIMITS.count), VIEW_THUMBNAIL_LIMITS.count, requestId);
-  }
-
-  /** The advertiser's most popular creatives that have a picture: its ads, read from query-api (no charge: the card's decoration). */
-  private async advertiserThumbnails(advertiser: Advertiser, requestId: string): Promise<MediaAttachments> {
-    const ads = await this.query.send(QueryMessages.searchAds, { advertiser_id: advertiser.id, sort_by: 'most_popular', limit: ADVERTISER_ADS_LOOKED_AT });
-    const creatives = distinct(ads.data.flatMap((ad) => (ad.media_count > 0 && ad.creative_format !== 'text' ? [ad.creative_id] : [])));
-    return this.viewThumbnails(creatives, ADVERTISER_THUMBNAILS, requestId);
-  }
-
-  /** The first `count` of these creatives whose first picture could be fetched, as data: URLs in `_meta`. */
-  private async viewThumbnails(creativeIds: readonly string[], count: number, requestId: string): Promise<MediaAttachments> {
-    if (creativeIds.length === 0) return NO_MEDIA;
-    const files = await Promise.all(creativeIds.map((id) => this.fetch({ creative_id: id, index: 0, variant: 'thumbnail' }, requestId, { expectMissing: true })));
-    const thumbnails: ViewThumbnail[] = [];
-    let bytes = 0;
-    files.forEach((file, i) => {
-      if (!file || thumbnails.length >= count || bytes + file.size > VIEW_THUMBNAIL_LIMITS.bytes) return;
-      bytes += file.size;
-      thumbnails.push({ creative_id: creativeIds[i] as string, src: `data:${file.mime};base64,${file.body_base64}` });
-    });
-    return thumbnails.length ? { content: [], meta: { [THUMBNAILS_META]: thumbnails } } : NO_MEDIA;
+    return this.viewThumbnails(creatives.slice(0, VIEW_THUMBNAIL_LIMITS.count));
   }
 
   /**
-   * One read from query-api; undefined when it fails. `expectMissing`: a creative without a stored picture is an
-   * ordinary not_found there (ads listed without looking at their media), not worth a warning.
+   * The advertiser's most popular creatives that may have a picture, from its most popular ads (one query-api search,
+   * not charged: the card's decoration). The record does not name its creatives, and the view could learn them only
+   * through a paid search_ads; which of them has a stored picture is left to the view's reads (it shows the first
+   * ADVERTISER_THUMBNAILS that read, of at most ADVERTISER_CANDIDATES).
    */
-  private async fetch(args: MediaFileArgs, requestId: string, { expectMissing = false } = {}): Promise<MediaFile | undefined> {
+  private async advertiserThumbnails(advertiser: Advertiser): Promise<MediaAttachments> {
+    const ads = await this.query.send(QueryMessages.searchAds, { advertiser_id: advertiser.id, sort_by: 'most_popular', limit: ADVERTISER_ADS_LOOKED_AT });
+    const creatives = distinct(ads.data.flatMap((ad) => (ad.media_count > 0 && ad.creative_format !== 'text' ? [ad.creative_id] : [])));
+    return this.viewThumbnails(creatives.slice(0, ADVERTISER_CANDIDATES));
+  }
+
+  /** The URIs of these creatives' first thumbnails in `_meta` (resources/read of one is free): no bytes are read here. */
+  private viewThumbnails(creativeIds: readonly string[]): MediaAttachments {
+    if (creativeIds.length === 0) return NO_MEDIA;
+    const thumbnails = creativeIds.map((id): ViewThumbnail => ({ creative_id: id, uri: mediaUrl(this.config.PUBLIC_BASE_URL, { creativeId: id, index: 0, variant: 'thumbnail' }) }));
+    return { content: [], meta: { [THUMBNAILS_META]: thumbnails } };
+  }
+
+  /** One read from query-api; undefined when it fails. */
+  private async fetch(args: MediaFileArgs, requestId: string): Promise<MediaFile | undefined> {
     try {
       return await this.query.send(QueryMessages.getMedia, args);
     } catch (error) {
       const code = error instanceof ServiceError ? error.code : 'internal';
-      const fields = { request_id: requestId, creative_id: args.creative_id, index: args.index, variant: args.variant, code, error: (error as Error).message };
-      if (expectMissing && code === 'not_found') this.logger.debug({ msg: 'no stored picture', ...fields });
-      else this.logger.warn({ msg: 'media not fetched; the result goes without it', ...fields });
+      this.logger.warn({ msg: 'media not fetched; the result goes without it', request_id: requestId, creative_id: args.creative_id, index: args.index, variant: args.variant, code, error: (error as Error).message });
       return undefined;
     }
   }

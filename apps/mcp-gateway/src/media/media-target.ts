@@ -1,5 +1,5 @@
 import { mediaFileArgs, type FieldError } from '@adintel/contracts';
-import { MEDIA_FILE, REST_PREFIX } from '@adintel/tool-catalogue';
+import { MEDIA_FILE, MEDIA_THUMBNAIL_PATH, mediaPath, REST_PREFIX } from '@adintel/tool-catalogue';
 import type { MediaTarget } from './media.service';
 
 /**
@@ -7,7 +7,7 @@ import type { MediaTarget } from './media.service';
  * URLs get_ad/get_creative carry. The controller, the OpenAPI document and the MCP resource templates use these.
  */
 export const MEDIA_FILE_PATH = MEDIA_FILE.httpPath;
-export const MEDIA_THUMBNAIL_PATH = `${MEDIA_FILE_PATH}/thumbnail`;
+export { MEDIA_THUMBNAIL_PATH };
 
 /** A `{name}` template as an Express route (`/creo/:id/media/:n`). */
 export const expressRoute = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
@@ -32,10 +32,7 @@ export function parseTarget(id: string, n: string, variant: MediaTarget['variant
 
 /** The public URL of a file or thumbnail: the `url` and `thumbnail_url` of a media entry, and the MCP resource URI. */
 export function mediaUrl(baseUrl: string, target: MediaTarget): string {
-  const path = (target.variant === 'file' ? MEDIA_FILE_PATH : MEDIA_THUMBNAIL_PATH)
-    .replace('{id}', encodeURIComponent(target.creativeId))
-    .replace('{n}', String(target.index));
-  return `${baseUrl}${REST_PREFIX}${path}`;
+  return `${baseUrl}${mediaPath(target.creativeId, target.index, target.variant)}`;
 }
 
 /** The target an `https` media URL of this service names, or undefined (another kind of URI). */

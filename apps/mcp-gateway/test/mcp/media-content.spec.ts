@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QueryMessages, ServiceError, type Creative, type Media } from '@adintel/contracts';
-import { THUMBNAILS_META, VIEW_THUMBNAIL_LIMITS } from '@adintel/mcp-views';
+import { ADVERTISER_CANDIDATES, THUMBNAILS_META, VIEW_THUMBNAIL_LIMITS } from '@adintel/mcp-views';
 import { RECORD_IMAGE_LIMITS } from '../../src/mcp/media-content';
 import { fakeMetering, fakeQuery, sampleAd } from '../support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../support/gateway-harness';
@@ -54,6 +54,8 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
   let noise: Buffer;
   /** Reads of these `creative/index/variant` fail as query-api's would when a file is missing from the store. */
   const failing = new Set<string>();
+  /** Every media read the gateway asked query-api for (`creative/index/variant`). */
+  const reads: string[] = [];
 
   beforeAll(async () => {
     picture = (await sharp({ create: { width: 64, height: 64, channels: 3, background: '#2f6fde' } }).webp().toBuffer()).toString('base64');
@@ -71,11 +73,31 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
         return found;
       })
       .on(QueryMessages.searchAds, (args) => ({
-        // 40 ads over 30 creatives, the last ten sharing one: more than a page's picture bound
-        data: Array.from({ length: Math.min(Number(args['limit']), 40) }, (_, i) => ({ ...sampleAd(i + 1), creative_id: `cr-${Math.min(i, 29)}` })),
+        // 40 ads over 30 creatives, the last ten sharing one: more than a page's picture bound; ad 3 is a text ad
+        data: Array.from({ length: Math.min(Number(args['limit']), 40) }, (_, i) => ({
+          ...sampleAd(i + 1),
+          creative_id: `cr-${Math.min(i, 29)}`,
+          ...(i === 2 && { creative_format: 'text' as const, media_count: 0 }),
+        })),
         pagination: { next_cursor: null, has_more: false, total: 40, total_estimated: false },
       }))
+      .on(QueryMessages.getAdvertiser, ({ id }) => ({
+        id: String(id),
+        name: 'Advertiser',
+        platforms: ['facebook'],
+        ads_total: 40,
+        active_ads: 40,
+        platform_accounts: [],
+        creatives: 30,
+        webmasters: 0,
+        countries: [],
+        categories: [],
+        landing_domains: [],
+        first_seen_date: '2026-01-01',
+        last_seen_date: '2026-01-04',
+      }))
       .on(QueryMessages.getMedia, ({ creative_id, index, variant, range }) => {
+        reads.push(`${creative_id}/${index}/${variant}`);
         if (failing.has(`${creative_id}/${index}/${variant}`)) throw ServiceError.of('unavailable', 'the media file is missing from the media store');
         const file = creative_id === 'cr-big' ? noise : Buffer.from(picture, 'base64');
         const body = range ? file.subarray(0, 1) : file;
@@ -93,7 +115,10 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
     await gateway?.close();
     await issuer?.close();
   });
-  beforeEach(() => failing.clear());
+  beforeEach(() => {
+    failing.clear();
+    reads.length = 0;
+  });
 
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
   const blocks = (result: CallToolResult) => result.content.map((block) => block.type);
@@ -151,15 +176,31 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
     expect(result._meta).toMatchObject({ tokens_charged: 1 });
   });
 
-  it('gives a search_ads page its pictures in _meta, one per distinct creative within the bound, and the model none', async () => {
-    failing.add('cr-3/0/thumbnail');
+  const thumbnailUri = (creativeId: string) => `${TEST_BASE_URL}/api/v1/creo/${creativeId}/media/0/thumbnail`;
+
+  it('names a search_ads page\'s pictures in _meta by URI, one per distinct creative within the bound, reading no bytes', async () => {
     const result = await call('search_ads', { limit: 40 });
     expect(blocks(result)).toEqual(['text']);
-    const thumbnails = result._meta?.[THUMBNAILS_META] as { creative_id: string; src: string }[];
-    // the first 24 distinct creatives were read; cr-3's read failed
-    expect(thumbnails.map((t) => t.creative_id)).toEqual(Array.from({ length: VIEW_THUMBNAIL_LIMITS.count }, (_, i) => `cr-${i}`).filter((id) => id !== 'cr-3'));
-    expect(thumbnails[0]?.src).toBe(`data:image/webp;base64,${picture}`);
-    expect((result.content[0] as { text: string }).text).not.toContain('base64');
+    // the first 24 distinct creatives with a picture (cr-2 is a text ad), in row order: URIs, no bytes
+    const expected = Array.from({ length: VIEW_THUMBNAIL_LIMITS.count + 1 }, (_, i) => `cr-${i}`).filter((id) => id !== 'cr-2');
+    expect(result._meta?.[THUMBNAILS_META]).toEqual(expected.map((id) => ({ creative_id: id, uri: thumbnailUri(id) })));
+    expect(reads).toEqual([]);
+    expect(JSON.stringify(result._meta)).not.toMatch(/base64|data:/);
+    expect((result.content[0] as { text: string }).text).not.toContain('thumbnail');
     expect(result._meta).toMatchObject({ tokens_charged: 40 });
+  });
+
+  it('names no pictures for rows without creative_id (fields)', async () => {
+    const result = await call('search_ads', { limit: 5, fields: ['title'] });
+    expect(result.isError).toBeFalsy();
+    expect(result._meta).not.toHaveProperty(THUMBNAILS_META);
+  });
+
+  it('names the candidates for the advertiser card from its most popular ads, reading no bytes', async () => {
+    const result = await call('get_advertiser', { id: 'adv-9' });
+    expect(result.isError).toBeFalsy();
+    const expected = Array.from({ length: ADVERTISER_CANDIDATES + 1 }, (_, i) => `cr-${i}`).filter((id) => id !== 'cr-2');
+    expect(result._meta?.[THUMBNAILS_META]).toEqual(expected.map((id) => ({ creative_id: id, uri: thumbnailUri(id) })));
+    expect(reads).toEqual([]);
   });
 });

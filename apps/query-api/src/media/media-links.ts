@@ -1,10 +1,6 @@
 import type { Media } from '@adintel/contracts';
+import { mediaPath } from '@adintel/tool-catalogue';
 import type { RecordMedia } from './stored-media';
-
-/** The public path of a creative's media file n (the REST route the gateway serves; docs/media.md). */
-export function mediaPath(creativeId: string, index: number, thumbnail = false): string {
-  return `/api/v1/creo/${encodeURIComponent(creativeId)}/media/${index}${thumbnail ? '/thumbnail' : ''}`;
-}
 
 /**
  * The public form of media entries: a stored file gets the service's durable URLs (under `baseUrl`, the public
@@ -16,12 +12,12 @@ export function publicMedia(baseUrl: string, creativeId: string, media: readonly
     entry.stored
       ? {
           type: entry.stored.type,
-          url: `${baseUrl}${mediaPath(creativeId, index)}`,
+          url: `${baseUrl}${mediaPath(creativeId, index, 'file')}`,
           width: entry.stored.width,
           height: entry.stored.height,
           duration_seconds: entry.stored.duration_seconds,
           bytes: entry.stored.bytes,
-          thumbnail_url: `${baseUrl}${mediaPath(creativeId, index, true)}`,
+          thumbnail_url: `${baseUrl}${mediaPath(creativeId, index, 'thumbnail')}`,
         }
       : { type: entry.type, url: entry.url, width: entry.width, height: entry.height, duration_seconds: entry.duration_seconds, bytes: null, thumbnail_url: null },
   );

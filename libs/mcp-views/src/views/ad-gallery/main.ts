@@ -1,14 +1,15 @@
 import type { Ad, AdsPage } from '@adintel/contracts';
 import { thumbnailsOf } from '../../view-thumbnails';
-import { el, formatNumber, linkButton, resultData, show, startView, thumbnail, type ToolArguments } from '../shared/view-app';
+import { el, formatNumber, linkButton, Pictures, resultData, show, startView, type ToolArguments } from '../shared/view-app';
 
 /**
- * search_ads as a gallery of ad cards, each with its creative's picture when the result's `_meta` carries it;
- * "Load more" asks the host for the next page with the same arguments (its pictures come the same way).
+ * search_ads as a gallery of ad cards, each with its creative's picture when the result's `_meta` names one (read
+ * through the host as the card comes into view); "Load more" asks the host for the next page with the same
+ * arguments (its pictures come the same way).
  */
-const state: { ads: Ad[]; pictures: Map<string, string>; page?: AdsPage['pagination']; args: ToolArguments; loading: boolean; error?: string } = {
+const state: { ads: Ad[]; thumbnails: Map<string, string>; page?: AdsPage['pagination']; args: ToolArguments; loading: boolean; error?: string } = {
   ads: [],
-  pictures: new Map(),
+  thumbnails: new Map(), // creative id -> thumbnail URI
   args: {},
   loading: false,
 };
@@ -16,7 +17,7 @@ const state: { ads: Ad[]; pictures: Map<string, string>; page?: AdsPage['paginat
 const app = startView<AdsPage>('ad-gallery', {
   render(page, args, thumbnails) {
     state.ads = [...page.data];
-    state.pictures = new Map(thumbnails);
+    state.thumbnails = new Map(thumbnails);
     state.page = page.pagination;
     state.args = args;
     state.error = undefined;
@@ -24,12 +25,14 @@ const app = startView<AdsPage>('ad-gallery', {
   },
 });
 
+const pictures = new Pictures(app);
+
 /** A card shows what the row has: with `fields`, search_ads rows carry only the fields asked for (and the id). */
 function card(ad: Pick<Ad, 'id'> & Partial<Ad>): HTMLElement {
   return el(
     'article',
     { class: 'card', 'data-ad-id': ad.id },
-    thumbnail(ad.creative_id && state.pictures.get(ad.creative_id), ad.creative_id),
+    pictures.slot(ad.creative_id && state.thumbnails.get(ad.creative_id), ad.creative_id),
     el('div', { class: 'top' }, el('span', { class: `badge status-${ad.status_today}` }, ad.status_today), el('span', { class: 'badge' }, ad.platform_name)),
     el('h3', {}, ad.title || '(no title)'),
     el('p', { class: 'body' }, ad.body ?? ''),
@@ -70,7 +73,7 @@ async function loadMore() {
     const next = resultData<AdsPage>(result);
     if (next.ok) {
       state.ads.push(...next.value.data);
-      for (const [creativeId, src] of thumbnailsOf(result)) state.pictures.set(creativeId, src);
+      for (const [creativeId, uri] of thumbnailsOf(result)) state.thumbnails.set(creativeId, uri);
       state.page = next.value.pagination;
       state.error = undefined;
     } else {
