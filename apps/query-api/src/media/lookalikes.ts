@@ -23,10 +23,19 @@ export interface HashMatch {
  */
 export class HashIndex {
   private readonly words: Uint32Array;
+  private readonly hashes = new Map<string, string>();
 
   constructor(private readonly ids: readonly string[], hashes: readonly string[]) {
     this.words = new Uint32Array(ids.length * HASH_WORDS);
-    hashes.forEach((hex, i) => this.words.set(hashWords(hex), i * HASH_WORDS));
+    hashes.forEach((hex, i) => {
+      this.words.set(hashWords(hex), i * HASH_WORDS);
+      this.hashes.set(ids[i] as string, hex);
+    });
+  }
+
+  /** The hash of an entry, or undefined when the set does not hold it. */
+  hashOf(id: string): string | undefined {
+    return this.hashes.get(id);
   }
 
   get size(): number {

@@ -389,6 +389,11 @@ export interface AdStore {
   searchCreatives(query: PagedNameQuery): Promise<KeysetPage<CreativeRow>>;
   getCreative(id: string): Promise<CreativeRecord | null>;
   /**
+   * The list rows of many creatives in one read (a look-alike page ranks up to a few hundred), in the order of `ids`;
+   * unknown ids are left out.
+   */
+  creativeRows(ids: readonly string[]): Promise<CreativeRow[]>;
+  /**
    * The perceptual hash of every creative's first picture (the stored media[0] of its ad with the lowest id), for the
    * look-alike index (src/media/lookalikes.ts); creatives without a stored picture are left out. Ordered by id.
    */

@@ -57,7 +57,7 @@ import {
   webmasterAdvertisersRequest,
 } from './queries/entities.query';
 import { toAdvertiserMatch, toAppRow, toCreativeRow, toDomainRow, toWebmasterRow } from './queries/rollups.query';
-import { creativeHashesFrom, creativeHashesRequest } from './queries/lookalikes.query';
+import { creativeHashesFrom, creativeHashesRequest, creativeRowsFrom, creativeRowsRequest } from './queries/lookalikes.query';
 import {
   byGrowth,
   type GrowthCandidate,
@@ -202,6 +202,11 @@ export class ElasticsearchAdStore implements AdStore {
 
   getCreative(id: string): Promise<CreativeRecord | null> {
     return this.entity<CreativeRecord>('creatives', id);
+  }
+
+  async creativeRows(ids: readonly string[]): Promise<CreativeRow[]> {
+    if (!ids.length) return [];
+    return creativeRowsFrom(ids, await this.search('creative rows', creativeRowsRequest(this.names.entity('creatives'), ids)));
   }
 
   searchDomains(query: PagedNameQuery): Promise<KeysetPage<DomainRow>> {

@@ -123,6 +123,19 @@ export class EntityReader {
     };
   }
 
+  creativeRows(ids: readonly string[]): CreativeRow[] {
+    if (!ids.length) return [];
+    // One read by primary key for the whole list (the ids travel as one JSON array).
+    const found = this.db
+      .prepare("SELECT id, row_doc AS doc FROM entities WHERE kind = 'creative' AND id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify(ids)) as { id: string; doc: string }[];
+    const docs = new Map(found.map((row) => [row.id, row.doc]));
+    return ids.flatMap((id) => {
+      const doc = docs.get(id);
+      return doc === undefined ? [] : [JSON.parse(doc) as CreativeRow];
+    });
+  }
+
   creativePictureHashes(): CreativeHash[] {
     // The (creative_id, id) index gives each creative's first ad without a sort; its document holds the stored media.
     return this.db

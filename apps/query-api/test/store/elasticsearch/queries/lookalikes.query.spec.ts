@@ -4,7 +4,7 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import Mock from '@elastic/elasticsearch-mock';
-import { CREATIVE_HASH_PAGE, creativeHashesRequest } from '../../../../src/store/elasticsearch/queries/lookalikes.query';
+import { CREATIVE_HASH_PAGE, creativeHashesRequest, creativeRowsRequest } from '../../../../src/store/elasticsearch/queries/lookalikes.query';
 import { ElasticsearchAdStore } from '../../../../src/store/elasticsearch/elasticsearch-ad-store';
 
 describe('creative picture hashes on Elasticsearch', () => {
@@ -40,5 +40,47 @@ describe('creative picture hashes on Elasticsearch', () => {
     expect(hashes.at(-1)).toEqual({ id: 'cr_z', phash: 'f'.repeat(64) });
     expect(hashes.some((h) => h.id === 'cr_00001')).toBe(false);
     expect(bodies.map((b) => b.search_after ?? null)).toEqual([null, [`cr_${String(CREATIVE_HASH_PAGE - 1).padStart(5, '0')}`]]);
+  });
+
+  it('reads many creative rows in one search by id, only the fields a row shows, in the order asked', async () => {
+    expect(creativeRowsRequest('adi-creatives', ['cr_2', 'cr_1'])).toEqual({
+      index: 'adi-creatives',
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      size: 2,
+      query: { ids: { values: ['cr_2', 'cr_1'] } },
+      _source: [
+        'record.id',
+        'record.title',
+        'record.creative_format',
+        'record.ads_count',
+        'record.advertisers_count',
+        'record.platforms',
+        'record.first_seen_date',
+        'record.last_seen_date',
+      ],
+      track_total_hits: false,
+    });
+    const mock = new Mock();
+    const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
+    const row = (id: string) => ({
+      id,
+      title: `t ${id}`,
+      creative_format: 'image',
+      ads_count: 1,
+      advertisers_count: 1,
+      platforms: ['facebook'],
+      first_seen_date: '2026-01-01',
+      last_seen_date: '2026-01-02',
+    });
+    const requests: unknown[] = [];
+    mock.add({ method: 'POST', path: '/adi-creatives/_search' }, (params) => {
+      requests.push(params.body);
+      return { hits: { hits: [row('cr_1'), row('cr_2')].map((record) => ({ _index: 'i', _id: record.id, _source: { record } })) } };
+    });
+    const store = new ElasticsearchAdStore(client, 'adi');
+    expect((await store.creativeRows(['cr_2', 'cr_x', 'cr_1'])).map((r) => r.id)).toEqual(['cr_2', 'cr_1']);
+    expect(await store.creativeRows([])).toEqual([]);
+    expect(requests).toHaveLength(1);
   });
 });
