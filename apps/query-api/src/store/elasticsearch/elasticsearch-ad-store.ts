@@ -31,6 +31,7 @@ import type {
   CreativeHash,
   CreativeRecord,
 } from '../ad-store.port';
+import type { RecordMedia } from '../../media/stored-media';
 import type { AdDocument } from './ad-document';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
 import { type EntityKind, indexNames, type IndexNames } from './index-names';
@@ -57,7 +58,16 @@ import {
   webmasterAdvertisersRequest,
 } from './queries/entities.query';
 import { toAdvertiserMatch, toAppRow, toCreativeRow, toDomainRow, toWebmasterRow } from './queries/rollups.query';
-import { creativeHashesFrom, creativeHashesRequest, creativeRowsFrom, creativeRowsRequest } from './queries/lookalikes.query';
+import {
+  creativeHashesFrom,
+  creativeHashesRequest,
+  creativeRowsFrom,
+  creativeRowsRequest,
+  heldAdMediaRequest,
+  heldCreativeMediaRequest,
+  heldMediaFrom,
+  type HeldMediaSource,
+} from './queries/lookalikes.query';
 import {
   byGrowth,
   type GrowthCandidate,
@@ -237,6 +247,14 @@ export class ElasticsearchAdStore implements AdStore {
       after = page.next;
     }
     return hashes;
+  }
+
+  async heldMedia(query: { adIds: readonly string[]; creativeIds: readonly string[] }): Promise<RecordMedia[]> {
+    const [ads, creatives] = await Promise.all([
+      query.adIds.length ? this.search<HeldMediaSource>('held ad media', heldAdMediaRequest(this.names.ads, query.adIds)) : null,
+      query.creativeIds.length ? this.search<HeldMediaSource>('held creative media', heldCreativeMediaRequest(this.names.entity('creatives'), query.creativeIds)) : null,
+    ]);
+    return [...(ads ? heldMediaFrom(ads) : []), ...(creatives ? heldMediaFrom(creatives) : [])];
   }
 
   private async entityPage<R, T>(kind: EntityKind, query: NameQuery | PagedNameQuery, project: (record: R) => T) {

@@ -136,6 +136,21 @@ export class EntityReader {
     });
   }
 
+  heldMedia(query: { adIds: readonly string[]; creativeIds: readonly string[] }): RecordMedia[] {
+    if (!query.adIds.length && !query.creativeIds.length) return [];
+    // The ads by their unique id, and each creative's first ad by the (creative_id, id) index.
+    const rows = this.db
+      .prepare(
+        `SELECT json_extract(d.doc, '$.media') AS media FROM ads a JOIN ad_docs d ON d.rid = a.rid
+         WHERE a.id IN (SELECT value FROM json_each(?))
+         UNION ALL
+         SELECT json_extract(d.doc, '$.media') FROM ads a JOIN ad_docs d ON d.rid = a.rid
+         WHERE a.id IN (SELECT (SELECT min(id) FROM ads WHERE creative_id = c.value) FROM json_each(?) c)`,
+      )
+      .all(JSON.stringify(query.adIds), JSON.stringify(query.creativeIds)) as { media: string | null }[];
+    return rows.flatMap((row) => (row.media ? (JSON.parse(row.media) as RecordMedia[]) : []));
+  }
+
   creativePictureHashes(): CreativeHash[] {
     // The (creative_id, id) index gives each creative's first ad without a sort; its document holds the stored media.
     return this.db

@@ -79,6 +79,7 @@ export class SqliteStore implements AdStore {
   searchCreatives: AdStore['searchCreatives'] = (query) => this.call('searchCreatives', query);
   getCreative: AdStore['getCreative'] = (id) => this.call('getCreative', id);
   creativeRows: AdStore['creativeRows'] = (ids) => this.call('creativeRows', ids);
+  heldMedia: AdStore['heldMedia'] = (query) => this.call('heldMedia', query);
   creativePictureHashes: AdStore['creativePictureHashes'] = () => this.call('creativePictureHashes');
   searchDomains: AdStore['searchDomains'] = (query) => this.call('searchDomains', query);
   getDomain: AdStore['getDomain'] = (domain) => this.call('getDomain', domain);

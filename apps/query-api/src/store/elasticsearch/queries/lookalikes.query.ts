@@ -64,3 +64,20 @@ export function creativeRowsFrom(ids: readonly string[], response: estypes.Searc
     return row ? [row] : [];
   });
 }
+
+/** The media of many ads by id (every monthly copy: the live door reads them before a batch), nothing else. */
+export function heldAdMediaRequest(index: string, adIds: readonly string[]): estypes.SearchRequest {
+  return { index, ...TOLERATE_NO_INDEX, size: adIds.length * 2, query: { ids: { values: [...adIds] } }, _source: ['media'], track_total_hits: false };
+}
+
+/** The media of many creatives by id (a creative record holds those of its first ad), nothing else. */
+export function heldCreativeMediaRequest(index: string, creativeIds: readonly string[]): estypes.SearchRequest {
+  return { index, ...TOLERATE_NO_INDEX, size: creativeIds.length, query: { ids: { values: [...creativeIds] } }, _source: ['record.media'], track_total_hits: false };
+}
+
+/** An ad's `_source` (media) or a creative record's (record.media), as the two requests above read them. */
+export type HeldMediaSource = { media?: RecordMedia[]; record?: { media?: RecordMedia[] } };
+
+export function heldMediaFrom(response: estypes.SearchResponse<HeldMediaSource>): RecordMedia[] {
+  return hitsOf(response).flatMap((source) => source.media ?? source.record?.media ?? []);
+}

@@ -4,7 +4,7 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import Mock from '@elastic/elasticsearch-mock';
-import { CREATIVE_HASH_PAGE, creativeHashesRequest, creativeRowsRequest } from '../../../../src/store/elasticsearch/queries/lookalikes.query';
+import { CREATIVE_HASH_PAGE, creativeHashesRequest, creativeRowsRequest, heldAdMediaRequest, heldCreativeMediaRequest } from '../../../../src/store/elasticsearch/queries/lookalikes.query';
 import { ElasticsearchAdStore } from '../../../../src/store/elasticsearch/elasticsearch-ad-store';
 
 describe('creative picture hashes on Elasticsearch', () => {
@@ -82,5 +82,34 @@ describe('creative picture hashes on Elasticsearch', () => {
     expect((await store.creativeRows(['cr_2', 'cr_x', 'cr_1'])).map((r) => r.id)).toEqual(['cr_2', 'cr_1']);
     expect(await store.creativeRows([])).toEqual([]);
     expect(requests).toHaveLength(1);
+  });
+
+  it('reads the media held on ads (every monthly copy) and on creative records, only the media, in two searches', async () => {
+    expect(heldAdMediaRequest('adi-ads', ['ad_1', 'ad_2'])).toEqual({
+      index: 'adi-ads',
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      size: 4,
+      query: { ids: { values: ['ad_1', 'ad_2'] } },
+      _source: ['media'],
+      track_total_hits: false,
+    });
+    expect(heldCreativeMediaRequest('adi-creatives', ['cr_1'])).toEqual({
+      index: 'adi-creatives',
+      ignore_unavailable: true,
+      allow_no_indices: true,
+      size: 1,
+      query: { ids: { values: ['cr_1'] } },
+      _source: ['record.media'],
+      track_total_hits: false,
+    });
+    const mock = new Mock();
+    const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
+    const entry = (url: string) => ({ type: 'image', url, width: 1, height: 1, duration_seconds: null });
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => ({ hits: { hits: [{ _index: 'adi-ads-2026.01', _id: 'ad_1', _source: { media: [entry('a')] } }] } }));
+    mock.add({ method: 'POST', path: '/adi-creatives/_search' }, () => ({ hits: { hits: [{ _index: 'i', _id: 'cr_1', _source: { record: { media: [entry('c')] } } }] } }));
+    const store = new ElasticsearchAdStore(client, 'adi');
+    expect((await store.heldMedia({ adIds: ['ad_1'], creativeIds: ['cr_1'] })).map((m) => m.url)).toEqual(['a', 'c']);
+    expect(await store.heldMedia({ adIds: [], creativeIds: [] })).toEqual([]);
   });
 });
