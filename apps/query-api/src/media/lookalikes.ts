@@ -1,4 +1,4 @@
-import { HASH_BITS, HASH_WORDS, hammingDistance, hashWords } from './perceptual-hash';
+import { HASH_BITS, HASH_WORDS, hammingDistanceWithin, hashWords } from './perceptual-hash';
 
 /**
  * Two pictures are near duplicates when their perceptual hashes differ in at most this many of HASH_BITS bits.
@@ -47,7 +47,7 @@ export class HashIndex {
     const query = hashWords(hash);
     const matches: HashMatch[] = [];
     for (let i = 0; i < this.ids.length; i++) {
-      const distance = hammingDistance(query, this.words, i * HASH_WORDS);
+      const distance = hammingDistanceWithin(query, this.words, i * HASH_WORDS, maxDistance);
       if (distance <= maxDistance) matches.push({ id: this.ids[i] as string, distance });
     }
     return matches.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
