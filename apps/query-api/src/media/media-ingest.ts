@@ -3,7 +3,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { AdRecord, RejectedRow } from '../store/ad-store.port';
 import { DEMO_SCHEME, parseDemoMediaUrl, renderDemoCreative } from './demo-creative';
 import { FETCHED_IMAGE_TYPES, FETCHED_VIDEO_TYPES, type MediaFetcher } from './media-fetch';
-import { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, type AddOutcome, type MediaLibrary } from './media-library';
+import { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, MediaStoreError, type AddOutcome, type MediaLibrary } from './media-library';
 import type { RecordMedia } from './stored-media';
 
 /** Files read at once while a batch's media is stored (sharp decodes on its own thread pool). */
@@ -46,7 +46,13 @@ export class MediaIngest {
         if (key && !this.outcomes.has(key)) {
           let settle!: (outcome: AddOutcome) => void;
           this.outcomes.set(key, new Promise<AddOutcome>((done) => (settle = done)));
-          jobs.push(() => this.store(entry).then(settle, (error: unknown) => settle({ refused: error instanceof Error ? error.message : String(error) })));
+          jobs.push(() =>
+            this.store(entry).then(settle, (error: unknown) => {
+              // A failing media store fails the run (nothing is wrong with the line); anything else refuses the entry.
+              if (error instanceof MediaStoreError) throw error;
+              settle({ refused: error instanceof Error ? error.message : String(error) });
+            }),
+          );
         }
       }
     }

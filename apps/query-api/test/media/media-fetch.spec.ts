@@ -5,14 +5,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { PublicFetcher } from '@adintel/public-fetch';
 import { FilesystemMediaStore } from '../../src/media/filesystem-media-store';
 import { MediaIngest } from '../../src/media/media-ingest';
-import { MAX_IMAGE_BYTES, MediaLibrary } from '../../src/media/media-library';
+import { MAX_IMAGE_BYTES, MediaLibrary, MediaStoreError } from '../../src/media/media-library';
 import type { AdRecord } from '../../src/store/ad-store.port';
 import { FIXTURE_RECORDS } from '../store/store-fixture';
 
@@ -127,6 +127,13 @@ describe('fetching http(s) media at ingest (real local HTTP server)', () => {
       const result = await fetcher(false).fetch(`http://${address}/x.png`, { allowedTypes: ['image/png'] });
       expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/^refused address: /) });
     }
+  });
+
+  it('fails the run, rather than rejecting the line, when the media store cannot keep the file', async () => {
+    const blocker = join(dir, 'not-a-folder');
+    writeFileSync(blocker, 'a file where the media folder should be');
+    const broken = new MediaIngest(new MediaLibrary(new FilesystemMediaStore(join(blocker, 'media'))), null, undefined, fetcher(true));
+    await expect(broken.resolve([adWith('ad_store_down', `${base}/ok.png`)])).rejects.toBeInstanceOf(MediaStoreError);
   });
 
   it('keeps an http(s) URL without a file when fetching is off (no fetcher), as before', async () => {
