@@ -58,6 +58,7 @@ import {
   webmasterAdvertisersRequest,
 } from './queries/entities.query';
 import { toAdvertiserMatch, toAppRow, toCreativeRow, toDomainRow, toWebmasterRow } from './queries/rollups.query';
+import { chunks } from './queries/live.query';
 import {
   creativeHashesFrom,
   creativeHashesRequest,
@@ -250,11 +251,14 @@ export class ElasticsearchAdStore implements AdStore {
   }
 
   async heldMedia(query: { adIds: readonly string[]; creativeIds: readonly string[] }): Promise<RecordMedia[]> {
-    const [ads, creatives] = await Promise.all([
-      query.adIds.length ? this.search<HeldMediaSource>('held ad media', heldAdMediaRequest(this.names.ads, query.adIds)) : null,
-      query.creativeIds.length ? this.search<HeldMediaSource>('held creative media', heldCreativeMediaRequest(this.names.entity('creatives'), query.creativeIds)) : null,
-    ]);
-    return [...(ads ? heldMediaFrom(ads) : []), ...(creatives ? heldMediaFrom(creatives) : [])];
+    // In chunks of LIVE_CHUNK ids, as the live writer reads stored copies: a batch may hold up to 10,000 lines.
+    const requests = [
+      ...chunks(query.adIds).map((ids) => heldAdMediaRequest(this.names.ads, ids)),
+      ...chunks(query.creativeIds).map((ids) => heldCreativeMediaRequest(this.names.entity('creatives'), ids)),
+    ];
+    const held: RecordMedia[] = [];
+    for (const request of requests) held.push(...heldMediaFrom(await this.search<HeldMediaSource>('held media', request)));
+    return held;
   }
 
   private async entityPage<R, T>(kind: EntityKind, query: NameQuery | PagedNameQuery, project: (record: R) => T) {

@@ -111,5 +111,14 @@ describe('creative picture hashes on Elasticsearch', () => {
     const store = new ElasticsearchAdStore(client, 'adi');
     expect((await store.heldMedia({ adIds: ['ad_1'], creativeIds: ['cr_1'] })).map((m) => m.url)).toEqual(['a', 'c']);
     expect(await store.heldMedia({ adIds: [], creativeIds: [] })).toEqual([]);
+    // A batch of 2,500 lines reads its ads in requests of at most 1,000 ids (each within max_result_window).
+    const sizes: number[] = [];
+    mock.clearAll();
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
+      sizes.push((params.body as { query: { ids: { values: string[] } } }).query.ids.values.length);
+      return { hits: { hits: [] } };
+    });
+    await store.heldMedia({ adIds: Array.from({ length: 2_500 }, (_, i) => `ad_${i}`), creativeIds: [] });
+    expect(sizes.sort((a, b) => a - b)).toEqual([500, 1_000, 1_000]);
   });
 });
