@@ -7,6 +7,7 @@ module.exports = nodeAppConfig(__dirname, {
     { entryName: 'sqlite-writer-worker', entryPath: 'apps/query-api/src/store/sqlite/sqlite-writer-worker.ts' },
     { entryName: 'cli', entryPath: 'apps/query-api/src/cli.ts' },
     { entryName: 'bench', entryPath: 'apps/query-api/bench/bench.ts' },
+    { entryName: 'lookalike-bench', entryPath: 'apps/query-api/bench/lookalike-bench.ts' },
     { entryName: 'live-apply', entryPath: 'apps/query-api/bench/live-apply.ts' },
   ],
   runtimeChunk: false,

@@ -24,6 +24,7 @@ import { IngestStreamRepository } from './live/ingest-stream.repository';
 import { formatPublishSummary, publishLines } from './live/live-publisher';
 import { liveSettingsFrom, type LiveSettings } from './live/live-settings';
 import { createAdStoreWriter } from './store/store-factory';
+import { createMediaFetcher } from './media/media-fetch';
 import { MediaIngest } from './media/media-ingest';
 import { MediaLibrary } from './media/media-library';
 import { createMediaStore } from './media/media-store-factory';
@@ -108,7 +109,10 @@ async function main(): Promise<number> {
       if (!file) throw new Error('ingest needs a file: ingest <file.ndjson>');
       if (values.force) await writer.clear();
       // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
-      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file)) });
+      const fetcher = createMediaFetcher(config);
+      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file), undefined, fetcher) }).finally(
+        () => fetcher?.close(),
+      );
       out(formatSummary(summary));
       return summary.rejected > 0 && summary.written === 0 ? 1 : 0;
     }

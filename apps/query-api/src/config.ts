@@ -21,6 +21,11 @@ export const mediaConfigShape = {
     .transform((v) => v === 'true')
     .describe('path-style bucket URLs, which most S3-compatible servers need'),
   MEDIA_S3_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000).describe('per-request timeout'),
+  MEDIA_FETCH: flag(false).describe(
+    'fetch the http(s) media URLs of ingested and live lines into the media store (public addresses only, no redirects, ' +
+      'allowed types only, size and time bounds); off: such entries keep their URL without a stored file',
+  ),
+  MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000).describe('time bound of one media fetch, connection to last byte'),
 };
 
 /** The Elasticsearch engine's variables; its client settings are parsed by the same rules (es-client.ts). */

@@ -37,13 +37,21 @@ export class CreativesService {
     return { ...creative, media: publicMedia(this.config.PUBLIC_BASE_URL, creative.id, creative.media) };
   }
 
-  /** The creatives within NEAR_DUPLICATE_DISTANCE of this one's first picture (itself left out), nearest first. */
+  /**
+   * The creatives within NEAR_DUPLICATE_DISTANCE of this one's first picture (itself left out), nearest first. The
+   * picture's hash comes from the index when it holds the creative; a creative it does not hold (no picture, or one
+   * added since the index was built) is read from the store.
+   */
   async nearDuplicates(id: string): Promise<{ id: string; distance: number }[]> {
-    const creative = await this.store.getCreative(id);
-    if (!creative) throw ServiceError.notFound('creative', id);
-    const phash = creative.media[0]?.stored?.phash;
-    if (!phash) return [];
-    return (await this.lookalikes.index())
+    const index = await this.lookalikes.index();
+    let phash = index.hashOf(id);
+    if (phash === undefined) {
+      const creative = await this.store.getCreative(id);
+      if (!creative) throw ServiceError.notFound('creative', id);
+      phash = creative.media[0]?.stored?.phash;
+      if (!phash) return [];
+    }
+    return index
       .near(phash)
       .filter((match) => match.id !== id)
       .slice(0, MAX_LOOKALIKES);
@@ -52,11 +60,13 @@ export class CreativesService {
   /** search_creatives with similar_to: near duplicates by similarity, with `q` still applied to their titles. */
   private similar(id: string, q: string | undefined, args: SimilarNameSearchArgs): Promise<CreativeList> {
     return this.pager.page('creatives-similar', { similar_to: id, q: q ?? null }, args.cursor, async (after) => {
+      const matches = await this.nearDuplicates(id);
+      // Every candidate's row in one read: the ranking needs them all (q may leave some out), not only a page.
+      const rows = new Map((await this.store.creativeRows(matches.map((m) => m.id))).map((row) => [row.id, row]));
       const ranking: Ranked<CreativeRow>[] = [];
-      for (const match of await this.nearDuplicates(id)) {
-        const creative = await this.store.getCreative(match.id);
-        if (!creative || (q && !nameSuffixes(creative.title).some((suffix) => suffix.startsWith(q)))) continue;
-        const { media: _media, countries: _countries, advertiser_ids: _advertisers, sample_ad_ids: _samples, ...row } = creative;
+      for (const match of matches) {
+        const row = rows.get(match.id);
+        if (!row || (q && !nameSuffixes(row.title).some((suffix) => suffix.startsWith(q)))) continue;
         ranking.push({ row: { ...row, similarity: similarityOf(match.distance), match: ['near_duplicate'] }, rank: match.distance, id: match.id });
       }
       return rankedPage(ranking, args.limit, after);

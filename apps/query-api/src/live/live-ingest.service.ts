@@ -5,6 +5,7 @@ import { DataWindowService } from '../paging/data-window.service';
 import type { AdRecord } from '../store/ad-store.port';
 import type { LiveWriter } from '../store/store-factory';
 import { entryTime, IngestStreamRepository, type Sighting } from './ingest-stream.repository';
+import { LiveMedia } from './live-media';
 import { LiveMetrics, type RejectStage, type SightingOutcome } from './live-metrics';
 import type { LiveSettings } from './live-settings';
 
@@ -38,6 +39,7 @@ export class LiveIngestService {
     @Inject(LIVE_WRITER_FACTORY) private readonly openWriter: LiveWriterFactory,
     private readonly metrics: LiveMetrics,
     private readonly dataWindow: DataWindowService,
+    private readonly media: LiveMedia,
   ) {}
 
   async handle(batch: readonly Sighting[]): Promise<BatchSummary> {
@@ -59,9 +61,17 @@ export class LiveIngestService {
       await this.park(sighting, result ? result.rejected.reason : 'the entry has no `line` field');
     }
     const outcomes: Record<SightingOutcome, number> = { added: 0, replaced: 0, unchanged: 0, superseded: parsed - latest.size };
-    if (latest.size > 0) {
+    // Media the store does not hold yet is rendered or fetched first; a line whose media cannot be had is parked.
+    const withMedia = latest.size > 0 ? await this.media.resolve([...latest.values()].map((item) => item.record)) : { records: [], rejected: [] };
+    for (const row of withMedia.rejected) {
+      const item = row.id === null ? undefined : latest.get(row.id);
+      if (!item) continue;
+      rejected.store++;
+      await this.park(item.sighting, row.reason);
+    }
+    if (withMedia.records.length > 0) {
       this.writer ??= this.openWriter();
-      const applied = await this.writer.apply([...latest.values()].map((item) => item.record));
+      const applied = await this.writer.apply(withMedia.records);
       outcomes.added = applied.added;
       outcomes.replaced = applied.replaced;
       outcomes.unchanged = applied.unchanged;

@@ -1,4 +1,4 @@
-import { HASH_BITS, HASH_WORDS, hammingDistance, hashWords } from './perceptual-hash';
+import { HASH_BITS, HASH_WORDS, hammingDistanceWithin, hashWords } from './perceptual-hash';
 
 /**
  * Two pictures are near duplicates when their perceptual hashes differ in at most this many of HASH_BITS bits.
@@ -23,10 +23,19 @@ export interface HashMatch {
  */
 export class HashIndex {
   private readonly words: Uint32Array;
+  private readonly hashes = new Map<string, string>();
 
   constructor(private readonly ids: readonly string[], hashes: readonly string[]) {
     this.words = new Uint32Array(ids.length * HASH_WORDS);
-    hashes.forEach((hex, i) => this.words.set(hashWords(hex), i * HASH_WORDS));
+    hashes.forEach((hex, i) => {
+      this.words.set(hashWords(hex), i * HASH_WORDS);
+      this.hashes.set(ids[i] as string, hex);
+    });
+  }
+
+  /** The hash of an entry, or undefined when the set does not hold it. */
+  hashOf(id: string): string | undefined {
+    return this.hashes.get(id);
   }
 
   get size(): number {
@@ -38,7 +47,7 @@ export class HashIndex {
     const query = hashWords(hash);
     const matches: HashMatch[] = [];
     for (let i = 0; i < this.ids.length; i++) {
-      const distance = hammingDistance(query, this.words, i * HASH_WORDS);
+      const distance = hammingDistanceWithin(query, this.words, i * HASH_WORDS, maxDistance);
       if (distance <= maxDistance) matches.push({ id: this.ids[i] as string, distance });
     }
     return matches.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -2,7 +2,8 @@ import { open, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { AdRecord, RejectedRow } from '../store/ad-store.port';
 import { DEMO_SCHEME, parseDemoMediaUrl, renderDemoCreative } from './demo-creative';
-import { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, type AddOutcome, type MediaLibrary } from './media-library';
+import { FETCHED_IMAGE_TYPES, FETCHED_VIDEO_TYPES, type MediaFetcher } from './media-fetch';
+import { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, MediaStoreError, type AddOutcome, type MediaLibrary } from './media-library';
 import type { RecordMedia } from './stored-media';
 
 /** Files read at once while a batch's media is stored (sharp decodes on its own thread pool). */
@@ -15,7 +16,8 @@ const CONCURRENCY = 4;
  *   poster frame the same way in `poster`. Paths may not leave the folder (no `..`, no absolute paths, no links out);
  * - `demo:…`: a demo picture, rendered (demo-creative.ts); a demo video is held as its poster frame only (nothing here
  *   encodes video);
- * - an `http(s)` URL: kept as it is, not fetched (the entry has no stored file).
+ * - an `http(s)` URL: fetched when a fetcher is given (MEDIA_FETCH; media-fetch.ts, with the guards of
+ *   libs/public-fetch), else kept as it is (the entry has no stored file).
  * A file refused (missing, too large, not an allowed type, not decodable) rejects the line, with the entry and why.
  * Each distinct source is stored once per run, however many ads carry it.
  */
@@ -28,18 +30,29 @@ export class MediaIngest {
     private readonly bundleDir: string | null,
     /** The demo pictures to render (the seed's budget); absent: all. Others are kept as they are, with no file. */
     private readonly demoPictures?: ReadonlySet<string>,
+    /** Fetches http(s) media URLs; absent: they are kept as they are, with no file. */
+    private readonly fetcher?: MediaFetcher | null,
   ) {}
 
-  /** The records with their media stored, and the rows refused for their media. */
-  async resolve(records: readonly AdRecord[]): Promise<{ records: AdRecord[]; rejected: RejectedRow[] }> {
+  /**
+   * The records with their media stored, and the rows refused for their media. An entry that has its stored file
+   * already, or whose URL is in `keep`, is kept as it is.
+   */
+  async resolve(records: readonly AdRecord[], keep: ReadonlySet<string> = new Set()): Promise<{ records: AdRecord[]; rejected: RejectedRow[] }> {
     const jobs: (() => Promise<unknown>)[] = [];
     for (const record of records) {
       for (const entry of record.media) {
-        const key = this.sourceKey(entry);
+        const key = this.sourceKey(entry, keep);
         if (key && !this.outcomes.has(key)) {
           let settle!: (outcome: AddOutcome) => void;
           this.outcomes.set(key, new Promise<AddOutcome>((done) => (settle = done)));
-          jobs.push(() => this.store(entry).then(settle, (error: unknown) => settle({ refused: error instanceof Error ? error.message : String(error) })));
+          jobs.push(() =>
+            this.store(entry).then(settle, (error: unknown) => {
+              // A failing media store fails the run (nothing is wrong with the line); anything else refuses the entry.
+              if (error instanceof MediaStoreError) throw error;
+              settle({ refused: error instanceof Error ? error.message : String(error) });
+            }),
+          );
         }
       }
     }
@@ -50,7 +63,7 @@ export class MediaIngest {
       const media: RecordMedia[] = [];
       let refusal: string | null = null;
       for (const [index, entry] of record.media.entries()) {
-        const key = this.sourceKey(entry);
+        const key = this.sourceKey(entry, keep);
         const outcome = key ? await this.outcomes.get(key) : null;
         if (outcome && 'refused' in outcome) {
           refusal = `media[${index}]: ${outcome.refused}`;
@@ -74,18 +87,29 @@ export class MediaIngest {
     }
     if (entry.type === 'video') {
       if (!entry.poster) return { refused: 'a video needs its poster frame (poster)' };
-      const [video, poster] = await Promise.all([this.read(entry.url, MAX_VIDEO_BYTES), this.read(entry.poster, MAX_IMAGE_BYTES)]);
+      const [video, poster] = await Promise.all([
+        this.read(entry.url, MAX_VIDEO_BYTES, FETCHED_VIDEO_TYPES),
+        this.read(entry.poster, MAX_IMAGE_BYTES, FETCHED_IMAGE_TYPES),
+      ]);
       if ('refused' in video) return video;
       if ('refused' in poster) return { refused: `poster: ${poster.refused}` };
       return this.library.addVideo(video.bytes, poster.bytes, entry);
     }
-    const image = await this.read(entry.url, MAX_IMAGE_BYTES);
+    const image = await this.read(entry.url, MAX_IMAGE_BYTES, FETCHED_IMAGE_TYPES);
     return 'refused' in image ? image : this.library.addImage(image.bytes);
   }
 
-  /** A bundle file's bytes, refusing paths outside the bundle and files over `limit` before reading them. */
-  private async read(path: string, limit: number): Promise<{ bytes: Buffer } | { refused: string }> {
-    if (!this.bundleDir) return { refused: 'a media path needs a bundle folder' };
+  /**
+   * The bytes an entry names: an http(s) URL fetched (Content-Type one of `types`), or a bundle file, refusing paths
+   * outside the bundle; either way nothing over `limit` is read.
+   */
+  private async read(path: string, limit: number, types: readonly string[]): Promise<{ bytes: Buffer } | { refused: string }> {
+    if (isHttpUrl(path)) {
+      if (!this.fetcher) return { refused: `${JSON.stringify(path)} is an http(s) URL and fetching media is off (MEDIA_FETCH)` };
+      const fetched = await this.fetcher.fetch(path, { allowedTypes: types, maxBytes: limit });
+      return fetched.ok ? { bytes: fetched.bytes } : { refused: `fetching ${JSON.stringify(path)}: ${fetched.reason}` };
+    }
+    if (!this.bundleDir) return { refused: 'a media path needs a bundle folder (a live line names media by a demo: or http(s) URL)' };
     if (isAbsolute(path) || path.split(/[\\/]/).includes('..')) return { refused: `path ${JSON.stringify(path)} leaves the bundle` };
     let file: string;
     try {
@@ -106,13 +130,19 @@ export class MediaIngest {
     }
   }
 
-  /** What identifies a stored source; null for an entry kept as it is (an http(s) URL, a demo picture over budget). */
-  private sourceKey(entry: RecordMedia): string | null {
-    if (/^https?:\/\//i.test(entry.url)) return null;
+  /**
+   * What identifies a stored source; null for an entry kept as it is (stored already, kept by the caller, an http(s) URL
+   * with fetching off, a demo picture over budget).
+   */
+  private sourceKey(entry: RecordMedia, keep: ReadonlySet<string>): string | null {
+    if (entry.stored || keep.has(entry.url)) return null;
+    if (isHttpUrl(entry.url) && !this.fetcher) return null;
     if (this.demoPictures && entry.url.startsWith(DEMO_SCHEME) && !this.demoPictures.has(entry.url)) return null;
     return entry.type === 'video' ? `${entry.url}\n${entry.poster ?? ''}\n${entry.width}x${entry.height}/${entry.duration_seconds}` : entry.url;
   }
 }
+
+const isHttpUrl = (url: string) => /^https?:\/\//i.test(url);
 
 async function runPool(jobs: (() => Promise<unknown>)[], concurrency: number): Promise<void> {
   let next = 0;

@@ -12,6 +12,16 @@ export const MAX_VIDEO_BYTES = 200 * 1024 * 1024;
 export type AddOutcome = { media: StoredMedia } | { refused: string };
 
 /**
+ * The media store failed to keep a file (S3 or the disk unavailable): not something wrong with the file, so ingest
+ * does not reject the line for it but fails (the live door then leaves its batch unacknowledged, to be applied again).
+ */
+export class MediaStoreError extends Error {
+  constructor(cause: unknown) {
+    super(`the media store failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
  * Puts creative files into the media store: decodes and checks each one, stores it under its content key with a
  * thumbnail, and returns the entry ad records carry. The same bytes give the same keys, so adding a file twice stores
  * it once.
@@ -35,8 +45,8 @@ export class MediaLibrary {
   private async add(bytes: Buffer, mime: MediaMime, pixels: sharp.Sharp): Promise<AddOutcome> {
     const { width = 0, height = 0 } = await pixels.metadata();
     const [file, thumbnail, phash] = await Promise.all([
-      this.store.put(bytes, mime),
-      thumbnailOf(pixels.clone()).then((thumb) => this.store.put(thumb, 'image/webp')),
+      this.put(bytes, mime),
+      thumbnailOf(pixels.clone()).then((thumb) => this.put(thumb, 'image/webp')),
       perceptualHash(pixels.clone()),
     ]);
     return {
@@ -55,6 +65,12 @@ export class MediaLibrary {
     };
   }
 
+  private put(bytes: Buffer, mime: MediaMime) {
+    return this.store.put(bytes, mime).catch((error: unknown) => {
+      throw new MediaStoreError(error);
+    });
+  }
+
   /**
    * A video and its poster frame (an image, decoded and checked like any). Without a decoder for video on board, the
    * video's own dimensions and duration are the ones its line states; its bytes must be an MP4.
@@ -64,7 +80,7 @@ export class MediaLibrary {
     if (!isMp4(bytes)) return { refused: 'video is not an MP4 file' };
     const frame = await this.addImage(poster);
     if ('refused' in frame) return { refused: `poster: ${frame.refused}` };
-    const file = await this.store.put(bytes, 'video/mp4');
+    const file = await this.put(bytes, 'video/mp4');
     return {
       media: {
         ...frame.media,

@@ -70,3 +70,13 @@ export function hammingDistance(a: Uint32Array, b: Uint32Array, at = 0): number 
   for (let w = 0; w < HASH_WORDS; w++) distance += popcount32(((a[w] as number) ^ (b[at + w] as number)) >>> 0);
   return distance;
 }
+
+/**
+ * hammingDistance, but it stops counting once the distance passes `max` (then returns a value above `max`): a scan
+ * over every picture mostly meets unrelated ones, about half their bits apart, and leaves them after half the words.
+ */
+export function hammingDistanceWithin(a: Uint32Array, b: Uint32Array, at: number, max: number): number {
+  let distance = 0;
+  for (let w = 0; w < HASH_WORDS && distance <= max; w++) distance += popcount32(((a[w] as number) ^ (b[at + w] as number)) >>> 0);
+  return distance;
+}

@@ -32,3 +32,16 @@ export interface RecordMedia {
   poster?: string;
   stored?: StoredMedia;
 }
+
+/**
+ * The entries with the stored file of each URL `held` has one for (what the store holds for the same ad, or for its
+ * creative): a live line carries its media as published, and the file was stored (or the demo picture rendered) when
+ * the URL was first loaded, so a re-sighting keeps its pictures and its re-delivery changes nothing. Both ad engines'
+ * live writers apply it, and the live door before it resolves what is left (src/live).
+ */
+export function keepingStoredMedia(media: RecordMedia[], held: readonly RecordMedia[]): RecordMedia[] {
+  if (!media.some((m) => !m.stored)) return media;
+  const stored = new Map(held.flatMap((m) => (m.stored ? [[m.url, m.stored] as const] : [])));
+  if (!stored.size) return media;
+  return media.map((m) => (m.stored || !stored.has(m.url) ? m : { ...m, stored: stored.get(m.url) as StoredMedia }));
+}

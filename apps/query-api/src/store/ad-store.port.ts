@@ -389,10 +389,21 @@ export interface AdStore {
   searchCreatives(query: PagedNameQuery): Promise<KeysetPage<CreativeRow>>;
   getCreative(id: string): Promise<CreativeRecord | null>;
   /**
+   * The list rows of many creatives in one read (a look-alike page ranks up to a few hundred), in the order of `ids`;
+   * unknown ids are left out.
+   */
+  creativeRows(ids: readonly string[]): Promise<CreativeRow[]>;
+  /**
    * The perceptual hash of every creative's first picture (the stored media[0] of its ad with the lowest id), for the
    * look-alike index (src/media/lookalikes.ts); creatives without a stored picture are left out. Ordered by id.
    */
   creativePictureHashes(): Promise<CreativeHash[]>;
+  /**
+   * The media entries (with their stored files) the store holds on these ads and on the first ad (lowest id) of each
+   * of these creatives, in one read: the live door keeps what the store holds for a sighting's media URLs and resolves
+   * only the others (src/live/live-media.ts). Unknown ids add nothing; the order is not specified.
+   */
+  heldMedia(query: { adIds: readonly string[]; creativeIds: readonly string[] }): Promise<RecordMedia[]>;
 
   /** SortKey.id is the domain name. */
   searchDomains(query: PagedNameQuery): Promise<KeysetPage<DomainRow>>;

@@ -6,6 +6,8 @@ export interface WebmasterProfile {
   countries: Map<string, number>;
   categories: Map<string, number>;
   domains: Set<string>;
+  /** Euclidean norms of the two share vectors, computed once per profile rather than once per comparison. */
+  norms: { countries: number; categories: number };
 }
 
 /** Weights of the three traits in the similarity (sum 1). */
@@ -17,24 +19,30 @@ const SHARED_SHARE = 0.1;
 
 export function profileOf(webmaster: Webmaster): WebmasterProfile {
   const { categories, landing_domains, ...row } = webmaster;
+  const countryShares = new Map(webmaster.countries.map((c) => [c.country, c.share]));
+  const categoryShares = new Map(categories.map((c) => [c.category, c.share]));
   return {
     row,
-    countries: new Map(webmaster.countries.map((c) => [c.country, c.share])),
-    categories: new Map(categories.map((c) => [c.category, c.share])),
+    countries: countryShares,
+    categories: categoryShares,
     domains: new Set(landing_domains),
+    norms: { countries: norm(countryShares), categories: norm(categoryShares) },
   };
 }
 
-function cosine(a: Map<string, number>, b: Map<string, number>): number {
+function norm(shares: Map<string, number>): number {
+  let sum = 0;
+  for (const value of shares.values()) sum += value * value;
+  return Math.sqrt(sum);
+}
+
+/** Cosine of two share vectors, walking the smaller one. */
+function cosine(a: Map<string, number>, b: Map<string, number>, na: number, nb: number): number {
+  if (!na || !nb) return 0;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (const [key, value] of a) {
-    na += value * value;
-    dot += value * (b.get(key) ?? 0);
-  }
-  for (const value of b.values()) nb += value * value;
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+  for (const [key, value] of small) dot += value * (large.get(key) ?? 0);
+  return dot / (na * nb);
 }
 
 function jaccard(a: Set<string>, b: Set<string>): number {
@@ -46,14 +54,21 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 
 /**
  * How alike two operators work (0..1): cosine of their country shares and of their category shares, Jaccard of their
- * top landing domains, weighted; and why: the countries and categories that are a large share of both, and the
- * landing domains both send traffic to.
+ * top landing domains, weighted.
  */
-export function compareProfiles(a: WebmasterProfile, b: WebmasterProfile): { similarity: number; match: string[] } {
+export function profileSimilarity(a: WebmasterProfile, b: WebmasterProfile): number {
   const similarity =
-    WEIGHTS.countries * cosine(a.countries, b.countries) +
-    WEIGHTS.categories * cosine(a.categories, b.categories) +
+    WEIGHTS.countries * cosine(a.countries, b.countries, a.norms.countries, b.norms.countries) +
+    WEIGHTS.categories * cosine(a.categories, b.categories, a.norms.categories, b.norms.categories) +
     WEIGHTS.domains * jaccard(a.domains, b.domains);
+  return Math.round(similarity * 1000) / 1000;
+}
+
+/**
+ * Why two operators match: the countries and categories that are a large share of both, and the landing domains both
+ * send traffic to. Asked only for the operators similar enough to list (most of a scan is not).
+ */
+export function sharedTraits(a: WebmasterProfile, b: WebmasterProfile): string[] {
   const shared = (prefix: string, x: Map<string, number>, y: Map<string, number>) =>
     [...x]
       .filter(([key, share]) => share >= SHARED_SHARE && (y.get(key) ?? 0) >= SHARED_SHARE)
@@ -61,8 +76,5 @@ export function compareProfiles(a: WebmasterProfile, b: WebmasterProfile): { sim
       .slice(0, 3)
       .map(([key]) => `${prefix}:${key}`);
   const domains = [...a.domains].filter((d) => b.domains.has(d)).sort().slice(0, 3).map((d) => `domain:${d}`);
-  return {
-    similarity: Math.round(similarity * 1000) / 1000,
-    match: [...shared('country', a.countries, b.countries), ...shared('category', a.categories, b.categories), ...domains],
-  };
+  return [...shared('country', a.countries, b.countries), ...shared('category', a.categories, b.categories), ...domains];
 }

@@ -58,7 +58,7 @@ describe('live sightings through the stream', () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'query-api-live-'));
     redis = await startPrivateRedis({ appendOnlyDir: dataDir });
-    env = { DATA_DIR: join(dataDir, 'query'), REDIS_URL: redis.url, QUERY_WORKERS: '1', LOG_LEVEL: 'warn', INGEST_GROUP: GROUP };
+    env = { DATA_DIR: join(dataDir, 'query'), REDIS_URL: redis.url, QUERY_WORKERS: '1', LOG_LEVEL: 'warn', INGEST_GROUP: GROUP, MEDIA_FETCH: 'true' };
     expect(cli(['seed', '--count', String(SEEDED)]).status).toBe(0);
     // The same demo ads as the store holds (same count, same seed): the lines re-sightings start from.
     const demoFile = join(dataDir, 'demo.ndjson');
@@ -147,6 +147,43 @@ describe('live sightings through the stream', () => {
       const now = cli(['dead-letters']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; line: string });
       return now.length === 3 && now.filter((l) => l.line === first.line).length === 1 && !now.some((l) => l.id === first.id);
     }, 10_000, 200);
+  });
+
+  it('renders the picture of a new creative a line brings, keeps a known one, and parks a line whose media cannot be had', async () => {
+    const known = base(0);
+    const knownMedia = (await send(QueryMessages.getAd, { id: known.id })).media;
+    expect(knownMedia[0]?.bytes).toBeGreaterThan(0); // rendered by the seed
+    const picture = (url: string) => [{ type: 'image', url, width: 360, height: 360, duration_seconds: null }];
+    const newCreative = {
+      ...freshAd('live-media-new', 'platypusmedia'),
+      creative: { id: 'cr_live_media', format: 'image', title: 'Platypus media' },
+      media: picture('demo:cr_live_media/0?brand=Live+Platypus&headline=Platypus+media&cta=Shop+now&category=ecommerce_and_retail&shape=square'),
+    };
+    await xadd(JSON.stringify(newCreative));
+    await xadd(JSON.stringify(freshAd('live-media-known', 'echidnamedia'))); // the known creative's demo: URL
+    const bundlePath = await xadd(JSON.stringify({ ...freshAd('live-media-path', 'x'), media: picture('media/cr_1/0.png') }));
+    const privateUrl = await xadd(JSON.stringify({ ...freshAd('live-media-private', 'x'), media: picture('http://127.0.0.1:9/0.png') }));
+    await waitUntil(async () => (await adOrNull('live-media-new')) !== null && (await adOrNull('live-media-known')) !== null, 20_000, 50);
+
+    const fresh = await send(QueryMessages.getAd, { id: 'live-media-new' });
+    expect(fresh.media[0]).toMatchObject({ width: 360, height: 360, thumbnail_url: expect.stringMatching(/\/media\/0\/thumbnail$/) });
+    expect(fresh.media[0]?.bytes).toBeGreaterThan(1_000);
+    const file = await send(QueryMessages.getMedia, { creative_id: 'cr_live_media', index: 0, variant: 'thumbnail' });
+    expect(file.mime).toBe('image/webp');
+    // A new ad of a known creative keeps the file the store holds for that URL (nothing rendered again).
+    expect((await send(QueryMessages.getAd, { id: 'live-media-known' })).media[0]?.bytes).toBe(knownMedia[0]?.bytes);
+
+    await waitUntil(async () => cli(['dead-letters']).stdout.includes(privateUrl), 10_000, 100);
+    const letters = cli(['dead-letters']).stdout.trim().split('\n').map((l) => JSON.parse(l) as { entry: string; reason: string });
+    expect(letters.find((l) => l.entry === bundlePath)?.reason).toBe(
+      'media[0]: a media path needs a bundle folder (a live line names media by a demo: or http(s) URL)',
+    );
+    // MEDIA_FETCH is on in this suite, and the guard refuses a loopback address before connecting.
+    expect(letters.find((l) => l.entry === privateUrl)?.reason).toBe(
+      'media[0]: fetching "http://127.0.0.1:9/0.png": refused address: 127.0.0.1 is a loopback address',
+    );
+    expect(await adOrNull('live-media-path')).toBeNull();
+    expect(await adOrNull('live-media-private')).toBeNull();
   });
 
   it('applies every sighting exactly once across a SIGKILL mid-batch, while the CLI waits on backpressure', async () => {

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { FilesystemMediaStore } from '../../src/media/filesystem-media-store';
 import { MediaLibrary } from '../../src/media/media-library';
 import { THUMBNAIL_SIZE } from '../../src/media/media-probe';
-import { hammingDistance, hashWords, perceptualHash } from '../../src/media/perceptual-hash';
+import { hammingDistance, hammingDistanceWithin, hashWords, perceptualHash } from '../../src/media/perceptual-hash';
 import { NEAR_DUPLICATE_DISTANCE as NEAR } from '../../src/media/lookalikes';
 
 const svg = (fill: string, text: string) =>
@@ -72,5 +72,11 @@ describe('MediaLibrary', () => {
       .png()
       .toBuffer();
     expect(await distance(other)).toBeGreaterThan(NEAR);
+    // The scan's early exit: the same distance up to its bound, some value past the bound beyond it.
+    const [a, b] = [hashWords(await perceptualHash(base)), hashWords(await perceptualHash(other))];
+    const exact = hammingDistance(a, b);
+    expect(hammingDistanceWithin(a, b, 0, exact)).toBe(exact);
+    expect(hammingDistanceWithin(a, b, 0, exact - 1)).toBeGreaterThan(exact - 1);
+    expect(hammingDistanceWithin(a, b, 0, exact - 1)).toBeLessThanOrEqual(exact);
   });
 });

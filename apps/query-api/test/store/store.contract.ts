@@ -430,6 +430,21 @@ export function describeStoreContract(engine: string, load: LoadStore): void {
         expect(await store.getCreative('nope')).toBeNull();
       });
 
+      it('reads the media held on some ads and on the first ad of some creatives, in one call', async () => {
+        const held = await store.heldMedia({ adIds: ['ad_09', 'nope'], creativeIds: ['cr_6', 'cr_nope'] });
+        expect(held.map((m) => m.url).sort()).toEqual(['https://cdn.test/1.jpg', 'https://cdn.test/9a.jpg', 'https://cdn.test/9b.jpg']);
+        expect(held.find((m) => m.url === 'https://cdn.test/9a.jpg')).toEqual({ type: 'image', url: 'https://cdn.test/9a.jpg', width: 100, height: 100, duration_seconds: null });
+        expect(await store.heldMedia({ adIds: [], creativeIds: [] })).toEqual([]);
+      });
+
+      it('reads many creative rows at once, in the order asked, leaving unknown ids out', async () => {
+        const rows = await store.creativeRows(['cr_6', 'nope', 'cr_1']);
+        expect(rows.map((r) => r.id)).toEqual(['cr_6', 'cr_1']);
+        const [first] = (await store.searchCreatives({ q: 'spin', limit: 1 })).rows;
+        expect(rows[0]).toEqual(first);
+        expect(await store.creativeRows([])).toEqual([]);
+      });
+
       it('groups landing domains under their registrable domain', async () => {
         const page = await store.searchDomains({ q: 'example', limit: 10 });
         expect(page.rows).toEqual([{ domain: 'example.com', ads_total: 4, active_ads: 2, advertisers: 1 }]);

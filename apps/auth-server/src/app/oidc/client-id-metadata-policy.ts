@@ -1,6 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
 import { Logger } from '@nestjs/common';
+import { checkAddress, guardedLookup } from '@adintel/public-fetch';
 import ipaddr from 'ipaddr.js';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
@@ -26,6 +25,8 @@ export const CIMD_MAX_BYTES = 5 * 1024;
 export const CIMD_TIMEOUT_MS = 2_500;
 const MAX_CLIENT_ID_LENGTH = 2_048;
 const ALLOWED_GRANTS = new Set(['authorization_code', 'refresh_token']);
+/** The address guard is shared with query-api's media fetches (libs/public-fetch). */
+export { type AddressVerdict, checkAddress } from '@adintel/public-fetch';
 
 export interface CimdPolicyOptions {
   /**
@@ -36,43 +37,6 @@ export interface CimdPolicyOptions {
   readonly testLoopbackCa?: string;
   /** Bounds, in seconds, applied to the document's Cache-Control / Expires (the provider's LRU keeps 100 documents). */
   readonly cacheSeconds: { readonly min: number; readonly max: number };
-}
-
-export type AddressVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
-
-/**
- * Blocks ipaddr.js calls `unicast` that are not the public internet: benchmarking (198.18.0.0/15, 2001:2::/48), IETF
- * protocol assignments (192.0.0.0/24), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48) and 6to4
- * (2002::/16), which embed an IPv4 address that may be private, deprecated site-local (fec0::/10), discard-only
- * (100::/64) and ORCHID (2001:10::/28, 2001:20::/28).
- */
-const NOT_PUBLIC = [
-  '198.18.0.0/15',
-  '192.0.0.0/24',
-  '2001:2::/48',
-  '64:ff9b::/96',
-  '64:ff9b:1::/48',
-  '2002::/16',
-  'fec0::/10',
-  '100::/64',
-  '2001:10::/28',
-  '2001:20::/28',
-].map((cidr) => ipaddr.parseCIDR(cidr));
-
-/** Globally routable unicast only: private, loopback, link-local, CGNAT, multicast, reserved ... are refused. */
-export function checkAddress(address: string, allowLoopback: boolean): AddressVerdict {
-  if (!ipaddr.isValid(address)) return { ok: false, reason: `${address} is not an IP address` };
-  const parsed = ipaddr.process(address);
-  const range = parsed.range();
-  const blocked = NOT_PUBLIC.find(([network, bits]) =>
-    parsed.kind() === 'ipv4'
-      ? network.kind() === 'ipv4' && (parsed as ipaddr.IPv4).match(network as ipaddr.IPv4, bits)
-      : network.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(network as ipaddr.IPv6, bits),
-  );
-  if (blocked) return { ok: false, reason: `${address} is in ${blocked[0].toString()}/${blocked[1]}, not the public internet` };
-  if (range === 'unicast') return { ok: true };
-  if (allowLoopback && range === 'loopback') return { ok: true };
-  return { ok: false, reason: `${address} is a ${range} address` };
 }
 
 export type ClientIdVerdict = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly reason: string };
@@ -90,23 +54,6 @@ export function checkClientIdUrl(clientId: string, allowLoopback: boolean): Clie
     if (!verdict.ok) return verdict;
   }
   return { ok: true, url };
-}
-
-/** A DNS lookup for outgoing sockets that fails unless every address the name resolves to may be reached. */
-export function guardedLookup(allowLoopback: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.map((entry) => checkAddress(entry.address, allowLoopback)).find((verdict) => !verdict.ok);
-      if (refused && !refused.ok) {
-        return callback(Object.assign(new Error(`${hostname} resolves to a refused address: ${refused.reason}`), { code: 'ECIMDADDRESS' }), '', 0);
-      }
-      if (options.all) return callback(null, addresses);
-      const [first] = addresses;
-      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-      return callback(null, first.address, first.family);
-    });
-  };
 }
 
 const isJson = (contentType: string | null) => /^application\/json\s*(;|$)/i.test(contentType ?? '');

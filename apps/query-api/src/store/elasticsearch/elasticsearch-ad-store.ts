@@ -31,6 +31,7 @@ import type {
   CreativeHash,
   CreativeRecord,
 } from '../ad-store.port';
+import type { RecordMedia } from '../../media/stored-media';
 import type { AdDocument } from './ad-document';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
 import { type EntityKind, indexNames, type IndexNames } from './index-names';
@@ -57,7 +58,17 @@ import {
   webmasterAdvertisersRequest,
 } from './queries/entities.query';
 import { toAdvertiserMatch, toAppRow, toCreativeRow, toDomainRow, toWebmasterRow } from './queries/rollups.query';
-import { creativeHashesFrom, creativeHashesRequest } from './queries/lookalikes.query';
+import { chunks } from './queries/live.query';
+import {
+  creativeHashesFrom,
+  creativeHashesRequest,
+  creativeRowsFrom,
+  creativeRowsRequest,
+  heldAdMediaRequest,
+  heldCreativeMediaRequest,
+  heldMediaFrom,
+  type HeldMediaSource,
+} from './queries/lookalikes.query';
 import {
   byGrowth,
   type GrowthCandidate,
@@ -204,6 +215,11 @@ export class ElasticsearchAdStore implements AdStore {
     return this.entity<CreativeRecord>('creatives', id);
   }
 
+  async creativeRows(ids: readonly string[]): Promise<CreativeRow[]> {
+    if (!ids.length) return [];
+    return creativeRowsFrom(ids, await this.search('creative rows', creativeRowsRequest(this.names.entity('creatives'), ids)));
+  }
+
   searchDomains(query: PagedNameQuery): Promise<KeysetPage<DomainRow>> {
     return this.entityPage<Domain, DomainRow>('domains', query, toDomainRow);
   }
@@ -232,6 +248,17 @@ export class ElasticsearchAdStore implements AdStore {
       after = page.next;
     }
     return hashes;
+  }
+
+  async heldMedia(query: { adIds: readonly string[]; creativeIds: readonly string[] }): Promise<RecordMedia[]> {
+    // In chunks of LIVE_CHUNK ids, as the live writer reads stored copies: a batch may hold up to 10,000 lines.
+    const requests = [
+      ...chunks(query.adIds).map((ids) => heldAdMediaRequest(this.names.ads, ids)),
+      ...chunks(query.creativeIds).map((ids) => heldCreativeMediaRequest(this.names.entity('creatives'), ids)),
+    ];
+    const held: RecordMedia[] = [];
+    for (const request of requests) held.push(...heldMediaFrom(await this.search<HeldMediaSource>('held media', request)));
+    return held;
   }
 
   private async entityPage<R, T>(kind: EntityKind, query: NameQuery | PagedNameQuery, project: (record: R) => T) {

@@ -123,6 +123,34 @@ export class EntityReader {
     };
   }
 
+  creativeRows(ids: readonly string[]): CreativeRow[] {
+    if (!ids.length) return [];
+    // One read by primary key for the whole list (the ids travel as one JSON array).
+    const found = this.db
+      .prepare("SELECT id, row_doc AS doc FROM entities WHERE kind = 'creative' AND id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify(ids)) as { id: string; doc: string }[];
+    const docs = new Map(found.map((row) => [row.id, row.doc]));
+    return ids.flatMap((id) => {
+      const doc = docs.get(id);
+      return doc === undefined ? [] : [JSON.parse(doc) as CreativeRow];
+    });
+  }
+
+  heldMedia(query: { adIds: readonly string[]; creativeIds: readonly string[] }): RecordMedia[] {
+    if (!query.adIds.length && !query.creativeIds.length) return [];
+    // The ads by their unique id, and each creative's first ad by the (creative_id, id) index.
+    const rows = this.db
+      .prepare(
+        `SELECT json_extract(d.doc, '$.media') AS media FROM ads a JOIN ad_docs d ON d.rid = a.rid
+         WHERE a.id IN (SELECT value FROM json_each(?))
+         UNION ALL
+         SELECT json_extract(d.doc, '$.media') FROM ads a JOIN ad_docs d ON d.rid = a.rid
+         WHERE a.id IN (SELECT (SELECT min(id) FROM ads WHERE creative_id = c.value) FROM json_each(?) c)`,
+      )
+      .all(JSON.stringify(query.adIds), JSON.stringify(query.creativeIds)) as { media: string | null }[];
+    return rows.flatMap((row) => (row.media ? (JSON.parse(row.media) as RecordMedia[]) : []));
+  }
+
   creativePictureHashes(): CreativeHash[] {
     // The (creative_id, id) index gives each creative's first ad without a sort; its document holds the stored media.
     return this.db

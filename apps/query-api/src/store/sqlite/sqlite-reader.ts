@@ -70,6 +70,8 @@ export class SqliteReader implements StoreReads {
   webmasterAdvertisers: StoreReads['webmasterAdvertisers'] = (id, page) => this.read(() => this.entities.webmasterAdvertisers(id, page));
   searchCreatives: StoreReads['searchCreatives'] = (query) => this.read(() => this.entities.searchCreatives(query));
   getCreative: StoreReads['getCreative'] = (id) => this.read(() => this.entities.getCreative(id));
+  creativeRows: StoreReads['creativeRows'] = (ids) => this.read(() => this.entities.creativeRows(ids));
+  heldMedia: StoreReads['heldMedia'] = (query) => this.read(() => this.entities.heldMedia(query));
   creativePictureHashes: StoreReads['creativePictureHashes'] = () => this.read(() => this.entities.creativePictureHashes());
   searchDomains: StoreReads['searchDomains'] = (query) => this.read(() => this.entities.searchDomains(query));
   getDomain: StoreReads['getDomain'] = (domain) => this.read(() => this.entities.getDomain(domain));

@@ -78,6 +78,8 @@ export class SqliteStore implements AdStore {
   webmasterAdvertisers: AdStore['webmasterAdvertisers'] = (id, page) => this.call('webmasterAdvertisers', id, page);
   searchCreatives: AdStore['searchCreatives'] = (query) => this.call('searchCreatives', query);
   getCreative: AdStore['getCreative'] = (id) => this.call('getCreative', id);
+  creativeRows: AdStore['creativeRows'] = (ids) => this.call('creativeRows', ids);
+  heldMedia: AdStore['heldMedia'] = (query) => this.call('heldMedia', query);
   creativePictureHashes: AdStore['creativePictureHashes'] = () => this.call('creativePictureHashes');
   searchDomains: AdStore['searchDomains'] = (query) => this.call('searchDomains', query);
   getDomain: AdStore['getDomain'] = (domain) => this.call('getDomain', domain);

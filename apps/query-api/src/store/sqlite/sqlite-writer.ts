@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { RecordMedia } from '../../media/stored-media';
+import { keepingStoredMedia as keepingStored, type RecordMedia } from '../../media/stored-media';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
@@ -306,15 +306,10 @@ export class SqliteWriter implements AdStoreWriter {
 
 const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
-/**
- * The sighting with the stored file of each media entry the store already holds under the same URL: a live line
- * carries its media as published, and the file was stored (or the demo picture rendered) when the ad was first loaded.
- */
+/** The sighting with the stored files the store's copy of it holds (media/stored-media.ts). */
 function keepingStoredMedia(ad: AdRecord, storedDoc: string): AdRecord {
-  if (!ad.media.some((m) => !m.stored)) return ad;
-  const stored = new Map((JSON.parse(storedDoc) as { media?: RecordMedia[] }).media?.flatMap((m) => (m.stored ? [[m.url, m.stored] as const] : [])) ?? []);
-  if (!stored.size) return ad;
-  return { ...ad, media: ad.media.map((m) => (m.stored || !stored.has(m.url) ? m : { ...m, stored: stored.get(m.url) })) };
+  const media = keepingStored(ad.media, (JSON.parse(storedDoc) as { media?: RecordMedia[] }).media ?? []);
+  return media === ad.media ? ad : { ...ad, media };
 }
 
 /** A digest of everything a record says: a sighting with the same digest as the stored ad changes nothing. */

@@ -155,6 +155,21 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     expect(seen.bulks.filter(isAdBulk).map(targets)).toEqual([['delete adi-ads-2025.12/ad_03']]);
   });
 
+  it('a re-sighting with a bare media URL keeps the stored file of that URL; its re-delivery indexes nothing', async () => {
+    const file = { type: 'image' as const, key: 'ab'.repeat(32) + '.webp', mime: 'image/webp' as const, bytes: 900, width: 100, height: 100, duration_seconds: null, thumbnail_key: 'cd'.repeat(32) + '.webp', poster_key: null, phash: '0f'.repeat(32) };
+    const held = record('ad_01');
+    const withFile = { ...held, media: held.media.map((m) => ({ ...m, stored: file })) };
+    const sighting = { ...held, last_seen_date: '2026-06-30', media: [...held.media, { type: 'image' as const, url: 'https://cdn.test/new.jpg', width: 10, height: 10, duration_seconds: null }] };
+    const seen = cluster({ stored: [stored(withFile)] });
+    expect(await writer().apply([sighting])).toMatchObject({ replaced: 1 });
+    const [indexed] = seen.bulks.filter(isAdBulk).flatMap((call) => call.documents) as { media: unknown[] }[];
+    expect(indexed?.media).toEqual([{ ...held.media[0], stored: file }, sighting.media[1]]);
+    mock.clearAll();
+    const again = cluster({ stored: [stored({ ...sighting, media: indexed?.media as AdRecord['media'] })] });
+    expect(await writer().apply([sighting])).toMatchObject({ unchanged: 1, replaced: 0 });
+    expect(again.bulks.filter(isAdBulk)).toEqual([]);
+  });
+
   it('an identical re-delivery indexes no ad and refreshes no ad index', async () => {
     const seen = cluster({ stored: [stored(record('ad_01'))], withAds: ['adv_acme', 'cr_1', 'example.com'] });
     const result = await writer().apply([record('ad_01')]);

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { estypes } from '@elastic/elasticsearch';
 import type { AdRecord, RejectedRow } from '../../ad-store.port';
+import { keepingStoredMedia } from '../../../media/stored-media';
 import { type AdDocument, toAdDocument } from '../ad-document';
 import { ENTITY_KINDS, type EntityKind, type IndexNames } from '../index-names';
 import { TOLERATE_NO_INDEX } from './ads.query';
@@ -99,18 +100,20 @@ export function planBatch(names: IndexNames, batch: readonly AdRecord[], stored:
   };
 
   for (const record of batch) {
+    const copies = stored.get(record.id) ?? [];
+    const held = latest.get(record.id) ?? newest(copies);
+    // A re-sighting keeps the stored file of every media URL the held version has one for (media/stored-media.ts).
+    const media = held ? keepingStoredMedia(record.media, held.doc.media ?? []) : record.media;
     let copy: StoredCopy;
     try {
-      copy = { index: names.adsIndexFor(record.first_seen_date), doc: asStored(toAdDocument(record)) };
+      copy = { index: names.adsIndexFor(record.first_seen_date), doc: asStored(toAdDocument(media === record.media ? record : { ...record, media })) };
     } catch (error) {
       rejected.push({ line: 0, id: record.id ?? null, reason: error instanceof Error ? error.message : String(error) });
       continue;
     }
     const id = copy.doc.id;
-    const copies = stored.get(id) ?? [];
     touch(copy.doc);
     for (const old of copies) touch(old.doc);
-    const held = latest.get(id) ?? newest(copies);
     if (held && held.doc.last_seen_date > copy.doc.last_seen_date) {
       outcomes.set(id, [...(outcomes.get(id) ?? []), 'unchanged']);
       continue;

@@ -1,8 +1,10 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { CreativeHash } from '../../ad-store.port';
+import type { CreativeRow } from '@adintel/contracts';
+import type { CreativeHash, CreativeRecord } from '../../ad-store.port';
 import type { RecordMedia } from '../../../media/stored-media';
 import { TOLERATE_NO_INDEX } from './ads.query';
 import { hitsOf } from './responses';
+import { toCreativeRow } from './rollups.query';
 
 /** Creatives read per page while the look-alike index is (re)built. */
 export const CREATIVE_HASH_PAGE = 5_000;
@@ -37,4 +39,45 @@ export function creativeHashesFrom(response: estypes.SearchResponse<CreativeHash
   });
   const last = sources.at(-1)?.id;
   return { hashes, next: sources.length === CREATIVE_HASH_PAGE && last ? last : null };
+}
+
+/** The fields of a creative record its list row keeps (toCreativeRow): the rest (media, countries...) is not read. */
+const CREATIVE_ROW_FIELDS = ['id', 'title', 'creative_format', 'ads_count', 'advertisers_count', 'platforms', 'first_seen_date', 'last_seen_date'];
+
+/** Many creatives by id in one search (a look-alike page ranks up to a few hundred), only what their rows show. */
+export function creativeRowsRequest(index: string, ids: readonly string[]): estypes.SearchRequest {
+  return {
+    index,
+    ...TOLERATE_NO_INDEX,
+    size: ids.length,
+    query: { ids: { values: [...ids] } },
+    _source: CREATIVE_ROW_FIELDS.map((field) => `record.${field}`),
+    track_total_hits: false,
+  };
+}
+
+/** The rows in the order of `ids`; ids the response does not hold are left out. */
+export function creativeRowsFrom(ids: readonly string[], response: estypes.SearchResponse<{ record?: CreativeRecord }>): CreativeRow[] {
+  const rows = new Map(hitsOf(response).flatMap((source) => (source.record?.id ? [[source.record.id, toCreativeRow(source.record)] as const] : [])));
+  return ids.flatMap((id) => {
+    const row = rows.get(id);
+    return row ? [row] : [];
+  });
+}
+
+/** The media of many ads by id (every monthly copy: the live door reads them before a batch), nothing else. */
+export function heldAdMediaRequest(index: string, adIds: readonly string[]): estypes.SearchRequest {
+  return { index, ...TOLERATE_NO_INDEX, size: adIds.length * 2, query: { ids: { values: [...adIds] } }, _source: ['media'], track_total_hits: false };
+}
+
+/** The media of many creatives by id (a creative record holds those of its first ad), nothing else. */
+export function heldCreativeMediaRequest(index: string, creativeIds: readonly string[]): estypes.SearchRequest {
+  return { index, ...TOLERATE_NO_INDEX, size: creativeIds.length, query: { ids: { values: [...creativeIds] } }, _source: ['record.media'], track_total_hits: false };
+}
+
+/** An ad's `_source` (media) or a creative record's (record.media), as the two requests above read them. */
+export type HeldMediaSource = { media?: RecordMedia[]; record?: { media?: RecordMedia[] } };
+
+export function heldMediaFrom(response: estypes.SearchResponse<HeldMediaSource>): RecordMedia[] {
+  return hitsOf(response).flatMap((source) => source.media ?? source.record?.media ?? []);
 }

@@ -1,0 +1,7 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  displayName: 'public-fetch',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+  coverageDirectory: '../../coverage/libs/public-fetch',
+};
