@@ -33,7 +33,8 @@ export function renderToolTable({ TOOLS, PRICED_OPERATIONS, REST_PREFIX, describ
     return [code(tool.name), code(tool.http.path), cost, tool.title];
   });
   for (const operation of PRICED_OPERATIONS) {
-    rows.push([code(operation.name), code(operation.httpPath), `${describeCost(operation.cost)} (not an MCP tool: MCP reads it with \`resources/read\`)`, operation.title]);
+    const cost = operation.chargedWhen ? `${describeCost(operation.cost).replace(/ per call$/, '')}, ${operation.chargedWhen}` : describeCost(operation.cost);
+    rows.push([code(operation.name), code(operation.httpPath), `${cost} (not an MCP tool: MCP reads it with \`resources/read\`)`, operation.title]);
   }
   return table(['Tool', `REST twin (\`GET ${REST_PREFIX}\` + …)`, 'Cost', 'What it answers'], rows);
 }

@@ -12,6 +12,8 @@ export interface PricedOperation {
   readonly cost: CostRule;
   /** Where it is served, for the docs: a path under REST_PREFIX (its handler is written by hand). */
   readonly httpPath: string;
+  /** When the cost is charged, for the docs, where it is not once per call. */
+  readonly chargedWhen?: string;
 }
 
 /**
@@ -23,6 +25,8 @@ export const MEDIA_FILE: PricedOperation = {
   title: "A creative's media file (thumbnail free)",
   cost: { kind: 'flat', tokens: 10 },
   httpPath: '/creo/{id}/media/{n}',
+  // The gateway's day pass (apps/mcp-gateway/src/media): a video player's many ranges are one charge.
+  chargedWhen: 'once per caller, file and UTC day: later reads and ranges of it that day are free',
 };
 
 /** The free thumbnail of a media file: MEDIA_FILE's path and `/thumbnail`. */
