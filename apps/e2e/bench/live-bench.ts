@@ -11,13 +11,14 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from '@adintel/redis';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from '../test/agent';
 import { startStack } from '../test/stack';
-import { appCpuMs } from './process-stats';
+import { appCpuMs, redisCpuMs } from './process-stats';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -109,6 +110,8 @@ async function main() {
       'query-workers': { type: 'string', default: '2' },
       'data-dir': { type: 'string' },
       stream: { type: 'string', default: 'ingest:ads' },
+      /** query-api's INGEST_BATCH_INTERVAL_MS (its own default unless given). */
+      'batch-interval-ms': { type: 'string' },
     },
   });
   const ads = Number(values.ads);
@@ -116,7 +119,10 @@ async function main() {
   const rates = values.rates.split(',').map(Number);
   const queryDataDir = resolve(values['data-dir'] ?? join(WORKSPACE_ROOT, 'tmp', 'e2e-bench', `ads-${ads}`));
   mkdirSync(queryDataDir, { recursive: true });
-  out(`# live bench: ${ads} demo ads in ${queryDataDir} (seeded unless already there), rates ${rates.join(', ')} sightings/s, ${seconds} s each`);
+  out(
+    `# live bench: ${ads} demo ads in ${queryDataDir} (seeded unless already there), rates ${rates.join(', ')} sightings/s, ${seconds} s each` +
+      (values['batch-interval-ms'] ? `, INGEST_BATCH_INTERVAL_MS=${values['batch-interval-ms']}` : ''),
+  );
   const stack = await startStack({
     ads,
     queryDataDir,
@@ -124,7 +130,12 @@ async function main() {
     logLevel: 'warn',
     rateLimit: { perMinute: 1_000_000, burst: 1_000_000 },
     trialAllowance: 1_000_000_000,
-    appEnv: { 'query-api': { INGEST_STREAM: values.stream } },
+    appEnv: {
+      'query-api': {
+        INGEST_STREAM: values.stream,
+        ...(values['batch-interval-ms'] ? { INGEST_BATCH_INTERVAL_MS: values['batch-interval-ms'] } : {}),
+      },
+    },
   });
   const redis = new Redis(stack.redisUrl);
   try {
@@ -148,10 +159,17 @@ async function main() {
     const queryRate = values['query-rate'] ? Number(values['query-rate']) : Math.max(1, Math.round(saturation / 2));
     out(`search_ads one at a time: p50 ${ms(pct(single, 50))}; saturated: ${saturation.toFixed(0)} searches/s; steady load: ${queryRate} calls/s`);
     const queryPid = stack.apps['query-api'].pid;
+    // Every process of the stack (the four apps and Redis): what the steady load leaves of the machine's cores.
+    const stackCpuMs = async () => Object.values(stack.apps).reduce((sum, app) => sum + appCpuMs(app.pid), 0) + (await redisCpuMs(redis));
     let cpu = appCpuMs(queryPid);
+    const stackCpu = await stackCpuMs();
     const idle = await steadyLoad(stack.baseUrl, token, queryRate, seconds);
     const idleCpu = (appCpuMs(queryPid) - cpu) / seconds;
-    out(`idle: search p50 ${ms(pct(idle.search, 50))} p95 ${ms(pct(idle.search, 95))}, trends p95 ${ms(pct(idle.trends, 95))}, errors ${idle.errors}; query-api CPU ${idleCpu.toFixed(0)} ms/s`);
+    const idleStackCpu = ((await stackCpuMs()) - stackCpu) / seconds;
+    out(
+      `idle: search p50 ${ms(pct(idle.search, 50))} p95 ${ms(pct(idle.search, 95))}, trends p95 ${ms(pct(idle.trends, 95))}, errors ${idle.errors}; ` +
+        `query-api CPU ${idleCpu.toFixed(0)} ms/s, the whole stack ${idleStackCpu.toFixed(0)} ms/s of the machine's ${availableParallelism() * 1000}`,
+    );
     out('');
     out('| sightings/s | freshness p50 | freshness p95 | search p95 (x idle) | trends p95 (x idle) | search p95 / one-at-a-time p50 | query-api CPU per sighting | backlog at end |');
     out('|---:|---:|---:|---:|---:|---:|---:|---:|');
