@@ -6,6 +6,8 @@ export interface Target {
   readonly method?: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /** GET these paths of `url` in turn instead of `url` itself (each connection goes round them). */
+  readonly paths?: readonly string[];
 }
 
 export interface Drive {
@@ -17,6 +19,8 @@ export interface Drive {
   readonly p50: number;
   readonly p95: number;
   readonly p99: number;
+  /** Bytes of the answers a second. */
+  readonly bytesPerSecond: number;
 }
 
 /**
@@ -34,6 +38,7 @@ export async function drive(target: Target, connections: number, seconds: number
         method: target.method ?? 'GET',
         headers: target.headers ?? {},
         ...(target.body === undefined ? {} : { body: target.body }),
+        ...(target.paths ? { requests: target.paths.map((path) => ({ method: 'GET' as const, path })) } : {}),
         connections,
         duration: seconds,
       },
@@ -50,11 +55,13 @@ export async function drive(target: Target, connections: number, seconds: number
     p50: at(50),
     p95: at(95),
     p99: at(99),
+    bytesPerSecond: result.throughput.average,
   };
 }
 
 async function checkAnswer(target: Target): Promise<void> {
-  const res = await fetch(target.url, { method: target.method ?? 'GET', headers: target.headers ?? {}, body: target.body ?? null });
+  const url = target.paths?.[0] === undefined ? target.url : new URL(target.paths[0], target.url).href;
+  const res = await fetch(url, { method: target.method ?? 'GET', headers: target.headers ?? {}, body: target.body ?? null });
   const text = await res.text();
   if (!res.ok || text.includes('"isError":true')) throw new Error(`${target.name} answered ${res.status}: ${text.slice(0, 500)}`);
 }

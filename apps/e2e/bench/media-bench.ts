@@ -13,19 +13,11 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { getJson, newAgentToken } from '../test/agent';
 import { startStack } from '../test/stack';
+import { drive } from './drive';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
-
-interface Result {
-  readonly requestsPerSecond: number;
-  readonly errors: number;
-  readonly p50: number;
-  readonly p95: number;
-  readonly bytesPerSecond: number;
-}
 
 async function main() {
   const { values } = parseArgs({
@@ -64,10 +56,10 @@ async function main() {
     out('|---|---|---|---|---|---|---|');
     const ratios: string[] = [];
     for (const connections of connectionCounts) {
-      const route = await run(gateway, paths, { authorization: `Bearer ${token}` }, connections, seconds);
-      const file = await run(bare.url, paths.map((_p, i) => `/${i}.webp`), {}, connections, seconds);
+      const route = await drive({ name: 'thumbnail route', url: gateway, paths, headers: { authorization: `Bearer ${token}` } }, connections, seconds);
+      const file = await drive({ name: 'bare static server', url: bare.url, paths: paths.map((_p, i) => `/${i}.webp`) }, connections, seconds);
       for (const [name, r] of [['thumbnail route', route], ['bare static server', file]] as const) {
-        out(`| ${name} | ${connections} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50} | ${r.p95} | ${(r.bytesPerSecond / 1e6).toFixed(1)} | ${r.errors} |`);
+        out(`| ${name} | ${connections} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${(r.bytesPerSecond / 1e6).toFixed(1)} | ${r.errors} |`);
       }
       ratios.push(`${connections} connections: route/bare = 1/${(file.requestsPerSecond / route.requestsPerSecond).toFixed(1)}`);
     }
@@ -78,27 +70,6 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
     await stack.stop();
   }
-}
-
-/** Drives `base` over `paths` in turn (one request each per connection round) for `seconds`. */
-async function run(base: string, paths: string[], headers: Record<string, string>, connections: number, seconds: number): Promise<Result> {
-  const times: number[] = [];
-  const result = await new Promise<autocannon.Result>((done, fail) => {
-    const instance = autocannon(
-      { url: base, connections, duration: seconds, headers, requests: paths.map((path) => ({ method: 'GET' as const, path })) },
-      (error, finished) => (error ? fail(error) : done(finished)),
-    );
-    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
-  });
-  times.sort((a, b) => a - b);
-  const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? 0;
-  return {
-    requestsPerSecond: result.requests.total / result.duration,
-    errors: result.non2xx + result.errors,
-    p50: Number(at(50).toFixed(2)),
-    p95: Number(at(95).toFixed(2)),
-    bytesPerSecond: result.throughput.average,
-  };
 }
 
 /** The machine's ceiling for these files: Node `http` reading each from disk per request, nothing else. */
