@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { parseAdLine } from '../ingest/ingest';
 import { DataWindowService } from '../paging/data-window.service';
-import type { AdRecord } from '../store/ad-store.port';
+import { AD_STORE, type AdRecord, type AdStore } from '../store/ad-store.port';
 import type { LiveWriter } from '../store/store-factory';
 import { entryTime, IngestStreamRepository, type Sighting } from './ingest-stream.repository';
 import { LiveMedia } from './live-media';
@@ -40,6 +40,7 @@ export class LiveIngestService {
     private readonly metrics: LiveMetrics,
     private readonly dataWindow: DataWindowService,
     private readonly media: LiveMedia,
+    @Inject(AD_STORE) private readonly store: AdStore,
   ) {}
 
   async handle(batch: readonly Sighting[]): Promise<BatchSummary> {
@@ -81,7 +82,11 @@ export class LiveIngestService {
         rejected.store++;
         await this.park(item.sighting, row.reason);
       }
-      if (applied.added + applied.replaced > 0) this.dataWindow.invalidate();
+      if (applied.added + applied.replaced > 0) {
+        this.dataWindow.invalidate();
+        // The readers move to the batch off the query path; a failure leaves each to do it on its next read.
+        this.store.catchUp().catch((error: unknown) => this.logger.warn({ msg: 'readers could not catch up with a live batch', error: (error as Error).message }));
+      }
     }
     await this.repository.ack(
       this.settings.group,

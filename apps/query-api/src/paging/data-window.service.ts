@@ -14,21 +14,46 @@ const MAX_WINDOW_DAYS = 731;
  */
 @Injectable()
 export class DataWindowService {
-  private cached: { at: number; data: CatalogData } | null = null;
+  /** The last catalog read, and the count of live batches it saw (see invalidate). */
+  private cached: { at: number; data: CatalogData; batches: number } | null = null;
+  /** The read under way: callers meanwhile share it, or keep the last one (below). */
+  private reading: Promise<CatalogData> | null = null;
+  private batches = 0;
   private liveThroughMs: number | null = null;
 
   constructor(@Inject(AD_STORE) private readonly store: AdStore) {}
 
+  /**
+   * The data window. Once there is one, a stale one (older than CACHE_MS, or from before a live batch) is answered
+   * while the next is read, one read at a time: batches land twice a second, and every query waiting for a catalog
+   * read after each (at 1M ads, every search arriving meanwhile started its own) would put that read on their path.
+   */
   async catalog(): Promise<CatalogData> {
-    if (!this.cached || Date.now() - this.cached.at > CACHE_MS) {
-      this.cached = { at: Date.now(), data: await this.store.catalog() };
-    }
-    return this.cached.data;
+    const cached = this.cached;
+    if (cached && cached.batches === this.batches && Date.now() - cached.at <= CACHE_MS) return cached.data;
+    const reading = (this.reading ??= this.read());
+    if (!cached) return reading;
+    reading.catch(() => undefined); // a failed read is tried again by the next call; this one keeps the last
+    return cached.data;
+  }
+
+  private read(): Promise<CatalogData> {
+    const at = Date.now();
+    const batches = this.batches;
+    return this.store
+      .catalog()
+      .then((data) => {
+        this.cached = { at, data, batches };
+        return data;
+      })
+      .finally(() => {
+        this.reading = null;
+      });
   }
 
   /** The store changed (a live batch was applied): the next call reads the data window again. */
   invalidate(): void {
-    this.cached = null;
+    this.batches++;
   }
 
   /** Every live sighting up to this XADD time (ms) has been applied (see src/live). */

@@ -361,6 +361,12 @@ export interface AdStore {
   /** Resolves when the store answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A live batch was written: readers move to it now, off the path of the queries. SQLite's query workers take
+   * their turns (each brings its columns forward while the others answer from the batch before); Elasticsearch
+   * readers need nothing (a search sees the indices as refreshed).
+   */
+  catchUp(): Promise<void>;
 
   searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>>;
   countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult>;

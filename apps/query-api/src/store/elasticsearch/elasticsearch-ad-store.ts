@@ -110,6 +110,11 @@ export class ElasticsearchAdStore implements AdStore {
     return new ElasticsearchAdStore(createElasticsearchClient(settings), settings.indexPrefix, true);
   }
 
+  /** Nothing to do: every search reads the indices as last refreshed. */
+  catchUp(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async ping(): Promise<void> {
     await this.call('ping', () => this.client.ping());
   }

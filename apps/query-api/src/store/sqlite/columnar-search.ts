@@ -20,7 +20,7 @@ export class ColumnarAds {
   private readonly categoryPostings = once(() =>
     ColumnarAds.postings(this.cols.categoryOff, this.cols.categoryVal, this.cols.n, this.cols.dicts.categories.length),
   );
-  private readonly idPostings: Record<IdFilter, () => Int32Array[]> = {
+  private readonly idPostings: Record<IdFilter, Once<Int32Array[]>> = {
     advertiserId: once(() => ColumnarAds.keyPostings(this.cols.advertiser, this.cols.dicts.advertiserIds.length)),
     webmasterId: once(() => ColumnarAds.keyPostings(this.cols.webmaster, this.cols.dicts.webmasterIds.length)),
     appId: once(() => ColumnarAds.keyPostings(this.cols.app, this.cols.dicts.appIds.length)),
@@ -29,7 +29,7 @@ export class ColumnarAds {
   /** Positions grouped by host rank (ascending within a host): a host range's ads are one slice, not in position order. */
   private readonly byHost = once(() => (this.cols.host ? ColumnarAds.grouped(this.cols.host, this.cols.dicts.hostsReversed.length) : null));
   /** Ads per (country, category) pair, built on first use: the count of that filter pair alone. */
-  private pairCounts: Int32Array | null = null;
+  private readonly pairCounts = once(() => this.countPairs());
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
   private readonly lastSorted = once(() => sortedDays(this.cols.last));
   /** Each dictionary's codes by value. */
@@ -312,21 +312,42 @@ export class ColumnarAds {
   /** Ads in this country and this category (one pass over the columns on first use, then a lookup). */
   private countryCategoryCount(country: number, category: number): number {
     const c = this.cols;
+    return this.pairCounts()[country * c.dicts.categories.length + category] ?? 0;
+  }
+
+  private countPairs(): Int32Array {
+    const c = this.cols;
     const width = c.dicts.categories.length;
-    if (!this.pairCounts) {
-      const counts = new Int32Array(c.dicts.countries.length * width);
-      for (let p = 0; p < c.n; p++) {
-        for (let i = c.countryOff[p] ?? 0, iEnd = c.countryOff[p + 1] ?? 0; i < iEnd; i++) {
-          const row = (c.countryVal[i] ?? 0) * width;
-          for (let j = c.categoryOff[p] ?? 0, jEnd = c.categoryOff[p + 1] ?? 0; j < jEnd; j++) {
-            const at = row + (c.categoryVal[j] ?? 0);
-            counts[at] = (counts[at] ?? 0) + 1;
-          }
+    const counts = new Int32Array(c.dicts.countries.length * width);
+    for (let p = 0; p < c.n; p++) {
+      for (let i = c.countryOff[p] ?? 0, iEnd = c.countryOff[p + 1] ?? 0; i < iEnd; i++) {
+        const row = (c.countryVal[i] ?? 0) * width;
+        for (let j = c.categoryOff[p] ?? 0, jEnd = c.categoryOff[p + 1] ?? 0; j < jEnd; j++) {
+          const at = row + (c.categoryVal[j] ?? 0);
+          counts[at] = (counts[at] ?? 0) + 1;
         }
       }
-      this.pairCounts = counts;
     }
-    return this.pairCounts[country * width + category] ?? 0;
+    return counts;
+  }
+
+  /**
+   * Builds the indexes `previous` (the columns these were brought forward from) had built: a reader catching up with
+   * a live batch off the query path (SqliteReader.catchUp) builds them there, not in the next query that needs one.
+   */
+  warmLike(previous: ColumnarAds): void {
+    for (const [name, index] of this.indexes()) if (previous.indexes().get(name)?.built()) index();
+  }
+
+  private indexes(): Map<string, Once<unknown>> {
+    return new Map<string, Once<unknown>>([
+      ['country', this.countryPostings],
+      ['category', this.categoryPostings],
+      ...Object.entries(this.idPostings),
+      ['host', this.byHost],
+      ['pairs', this.pairCounts],
+      ['last', this.lastSorted],
+    ]);
   }
 
   /** Position membership of FTS row ids, as a bitset over the positions. */
@@ -516,8 +537,10 @@ export function lowerBound<T extends number | string>(sorted: ArrayLike<T>, valu
   return lo;
 }
 
-/** A value computed on the first call and kept. */
-function once<T>(make: () => T): () => T {
+/** A value computed on the first call and kept; `built()` says whether it was. */
+type Once<T> = (() => T) & { built(): boolean };
+
+function once<T>(make: () => T): Once<T> {
   let value: { v: T } | null = null;
-  return () => (value ??= { v: make() }).v;
+  return Object.assign(() => (value ??= { v: make() }).v, { built: () => value !== null });
 }

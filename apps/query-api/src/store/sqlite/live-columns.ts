@@ -205,7 +205,9 @@ export class LiveColumns {
     this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]));
     const isAdded = new Set(added);
     const addedAt = singles.filter(({ ad }) => isAdded.has(ad));
-    return { columnar: new ColumnarAds(next, dicts.codes), wordBits: moveWordBits(state.wordBits, n, newPosition, addedAt) };
+    const columnar = new ColumnarAds(next, dicts.codes);
+    columnar.warmLike(old);
+    return { columnar, wordBits: moveWordBits(state.wordBits, n, newPosition, addedAt) };
   }
 
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */

@@ -11,18 +11,35 @@ type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
 /** The methods a worker call may name (every read of the port). */
 export type ReaderMethod = keyof StoreReads & keyof SqliteReader;
 
+/** A reader that keeps its snapshot between reads (a query worker's): how old the snapshot may get. */
+export interface SnapshotHold {
+  /** A read finding its snapshot older than this moves to the newest batch first (writes no catch-up announced). */
+  readonly maxAgeMs: number;
+}
+
 /**
  * Every read of the SQLite store, synchronous (node:sqlite), on one read-only connection. Runs inside a
  * worker thread of the pool (or in-process when the pool has no workers). Ads: `./ad-reader`; entity
  * records and the catalog: `./entity-reader`.
+ *
+ * A query worker's reader holds its snapshot (one read transaction) from read to read, so bringing its columns
+ * forward over a live batch happens when the pool asks (`catchUp`, one worker at a time, while the others answer
+ * from the snapshot they hold) rather than on the path of the next query, where every query queued behind it would
+ * wait (docs/performance.md, "Live data").
  */
 export class SqliteReader implements StoreReads {
   private readonly db: DatabaseSync;
   private readonly cache: GenerationCache;
   private readonly ads: AdReader;
   private readonly entities: EntityReader;
+  /** When the held snapshot began (performance.now()), or null when none is held. */
+  private heldSince: number | null = null;
 
-  constructor(file: string, options: ReaderTuning = {}) {
+  constructor(
+    file: string,
+    options: ReaderTuning = {},
+    private readonly hold: SnapshotHold | null = null,
+  ) {
     this.db = new DatabaseSync(file, { readOnly: true });
     applyPragmasForReading(this.db);
     this.cache = new GenerationCache(this.db);
@@ -35,12 +52,38 @@ export class SqliteReader implements StoreReads {
    * forward to them first), so a query sees a batch whole or not at all.
    */
   private read<T>(run: () => T): T {
-    this.db.exec('BEGIN');
+    if (!this.hold) {
+      this.db.exec('BEGIN');
+      try {
+        return run();
+      } finally {
+        this.db.exec('COMMIT');
+      }
+    }
+    if (this.heldSince !== null && performance.now() - this.heldSince > this.hold.maxAgeMs) this.release();
+    if (this.heldSince === null) {
+      this.db.exec('BEGIN');
+      this.heldSince = performance.now();
+    }
     try {
       return run();
     } finally {
-      this.db.exec('COMMIT');
+      // A statement that failed may have ended the transaction; the next read begins another.
+      if (!this.db.isTransaction) this.heldSince = null;
     }
+  }
+
+  /** Ends the held snapshot (an idle worker lets the writer's checkpoints pass); the next read begins a new one. */
+  release(): void {
+    if (this.heldSince === null) return;
+    this.heldSince = null;
+    if (this.db.isTransaction) this.db.exec('COMMIT');
+  }
+
+  /** Moves to the newest batch now: a new snapshot, the columns brought forward to it. */
+  catchUp(): void {
+    this.release();
+    this.read(() => this.ads.columnarAds());
   }
 
   /** Loads the in-memory columns ahead of the first request (workers call it at start). */

@@ -65,6 +65,8 @@ export class SqliteStore implements AdStore {
   }
 
   ping: AdStore['ping'] = () => this.call('ping');
+  /** The workers take turns (WorkerPool.catchUp); an in-process reader reads each call in a transaction of its own. */
+  catchUp: AdStore['catchUp'] = () => (this.pool ? this.pool.catchUp() : Promise.resolve());
   searchAds: AdStore['searchAds'] = (query) => this.call('searchAds', query);
   countAds: AdStore['countAds'] = (filter, exactUpTo) => this.call('countAds', filter, exactUpTo);
   getAd: AdStore['getAd'] = (id) => this.call('getAd', id);

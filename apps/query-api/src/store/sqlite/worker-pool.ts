@@ -29,6 +29,8 @@ interface Slot {
   pending: Map<number, Pending>;
   /** Calls made in this tick, posted together when it ends. */
   batch: WorkerRequest[];
+  /** Bringing its columns forward to a new batch (catchUp): lookups go elsewhere meanwhile. */
+  catchingUp: boolean;
 }
 
 /**
@@ -46,6 +48,9 @@ export class WorkerPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
+  /** The catch-up under way, and whether another batch landed since it started. */
+  private catchingUp: Promise<void> | null = null;
+  private again = false;
 
   constructor(
     private readonly script: string,
@@ -59,7 +64,42 @@ export class WorkerPool {
   call<M extends ReaderMethod>(method: M, args: Parameters<SqliteReader[M]>): Promise<ReturnType<SqliteReader[M]>> {
     if (this.closed) return Promise.reject(new Error('the query worker pool is closed'));
     const scan = SCANS.has(method);
-    const slot = this.pick(scan);
+    return this.send(this.pick(scan), method, args, scan);
+  }
+
+  /**
+   * After a live batch: each worker in turn moves to it (SqliteReader.catchUp) while lookups go to the others, which
+   * answer from the snapshot they hold, so no query waits behind a worker bringing its columns forward. A batch
+   * landing during a round starts one more round when it ends. A worker's failure is its next query's to report.
+   */
+  catchUp(): Promise<void> {
+    if (this.catchingUp) {
+      this.again = true;
+      return this.catchingUp;
+    }
+    const round = async () => {
+      do {
+        this.again = false;
+        for (const slot of [...this.slots]) {
+          if (this.closed) return;
+          slot.catchingUp = true;
+          try {
+            await this.send(slot, 'catchUp', [], false);
+          } catch {
+            // Reported by the worker's next call (or its replacement's).
+          } finally {
+            slot.catchingUp = false;
+          }
+        }
+      } while (this.again && !this.closed);
+    };
+    this.catchingUp = round().finally(() => {
+      this.catchingUp = null;
+    });
+    return this.catchingUp;
+  }
+
+  private send<M extends ReaderMethod>(slot: Slot, method: M, args: Parameters<SqliteReader[M]>, scan: boolean): Promise<ReturnType<SqliteReader[M]>> {
     const id = this.nextId++;
     return new Promise<ReturnType<SqliteReader[M]>>((resolve, reject) => {
       slot.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, scan });
@@ -74,15 +114,15 @@ export class WorkerPool {
 
   /**
    * A scan goes to the first worker (the others stay free for lookups). A lookup goes to the least busy worker among
-   * those with no scan in flight (any worker when all have one), unless one with a batch open in this tick is at most
-   * one request busier: then the call joins that batch (a search's page and total wake one worker, not two), while a
-   * burst still spreads out.
+   * those with no scan in flight and not catching up (any worker when none is), unless one with a batch open in this
+   * tick is at most one request busier: then the call joins that batch (a search's page and total wake one worker,
+   * not two), while a burst still spreads out.
    */
   private pick(scan: boolean): Slot {
     const first = this.slots[0] as Slot;
     if (scan || this.slots.length === 1) return first;
-    const scanning = (slot: Slot) => [...slot.pending.values()].some((p) => p.scan);
-    const free = this.slots.filter((slot) => !scanning(slot));
+    const busy = (slot: Slot) => slot.catchingUp || [...slot.pending.values()].some((p) => p.scan);
+    const free = this.slots.filter((slot) => !busy(slot));
     const candidates = free.length ? free : this.slots;
     let least = candidates[0] as Slot;
     let open: Slot | undefined;
@@ -101,7 +141,7 @@ export class WorkerPool {
 
   private spawn(): Slot {
     const worker = new Worker(this.script, { workerData: { file: this.file } });
-    const slot: Slot = { worker, pending: new Map(), batch: [] };
+    const slot: Slot = { worker, pending: new Map(), batch: [], catchingUp: false };
     worker.on('message', (replies: WorkerReply[]) => {
       for (const reply of replies) {
         const pending = slot.pending.get(reply.id);

@@ -103,7 +103,11 @@ const loadLive = (workers: number) => async (records: AdRecord[]) => {
   const batches: AdRecord[][] = [changed];
   for (let i = 3; i < records.length; i += 2) batches.push(records.slice(i, i + 2));
   batches.push(records.slice(0, 4));
-  await live(file, records.slice(0, 3), batches, async () => void (await store.ping()));
+  // As the live door does after each batch: the readers catch up (query workers hold their snapshot until then).
+  await live(file, records.slice(0, 3), batches, async () => {
+    await store.catchUp();
+    await store.ping();
+  });
   return {
     store,
     close: async () => {
@@ -135,6 +139,7 @@ describe("the serving process's live writer (its own thread)", () => {
         { added: rest.length, replaced: 0, unchanged: 0 },
         { added: 0, replaced: 1, unchanged: 0 },
       ]);
+      await store.catchUp();
       expect((await store.countAds({}, 1_000)).total).toBe(FIXTURE_RECORDS.length);
       expect((await store.getAd((first as AdRecord).id))?.status_today).toBe('inactive');
       await writer.close();

@@ -88,4 +88,28 @@ describe('SQLite worker pool', () => {
     expect(secondScanWorker).toBe(scanWorker);
     expect(await lookup).toEqual(await inline.countAds({ country: 'US' }, EXACT_TOTAL_UP_TO));
   });
+
+  it('catches up with a live batch one worker at a time, lookups going to the other meanwhile, then both answer it', async () => {
+    const writer = new SqliteWriter(file, DEFAULT_ROLLUP_OPTIONS);
+    const base = FIXTURE_RECORDS[0] as (typeof FIXTURE_RECORDS)[number];
+    await writer.apply([{ ...base, id: 'ad_caught_up' }]);
+    await writer.close();
+
+    const round = store.catchUp();
+    // A burst this size would spread over both workers (the test above); while the first catches up, it all goes to the other.
+    const lookups = ['US', 'CA', 'GB', 'DE', 'US', 'CA'].map((country) => store.countAds({ country }, EXACT_TOTAL_UP_TO));
+    await Promise.all([round, ...lookups]);
+    const methodsOf = (i: number) => (posted.mock.calls[i]?.[0] as { method: string }[]).map((r) => r.method);
+    expect(methodsOf(0)).toEqual(['catchUp']);
+    const lookupWorkers = posted.mock.calls.flatMap((_call, i) => (methodsOf(i).includes('countAds') ? [posted.mock.contexts[i]] : []));
+    expect(lookupWorkers).toHaveLength(1);
+    expect(lookupWorkers[0]).not.toBe(posted.mock.contexts[0]);
+    // Both workers took their turn.
+    expect(posted.mock.calls.filter((_call, i) => methodsOf(i).includes('catchUp'))).toHaveLength(2);
+
+    posted.mockClear();
+    const answers = await Promise.all([1, 2, 3, 4].map(() => store.getAd('ad_caught_up')));
+    expect(new Set(posted.mock.contexts).size).toBe(2);
+    for (const ad of answers) expect(ad?.id).toBe('ad_caught_up');
+  });
 });
