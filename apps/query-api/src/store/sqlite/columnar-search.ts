@@ -336,7 +336,8 @@ export class ColumnarAds {
    * a live batch off the query path (SqliteReader.catchUp) builds them there, not in the next query that needs one.
    */
   warmLike(previous: ColumnarAds): void {
-    for (const [name, index] of this.indexes()) if (previous.indexes().get(name)?.built()) index();
+    const built = previous.indexes();
+    for (const [name, index] of this.indexes()) if (built.get(name)?.built()) index();
   }
 
   private indexes(): Map<string, Once<unknown>> {
