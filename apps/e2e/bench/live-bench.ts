@@ -17,8 +17,9 @@ import { parseArgs } from 'node:util';
 import { Redis } from '@adintel/redis';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from '../test/agent';
-import { startStack } from '../test/stack';
+import { type Stack, startStack } from '../test/stack';
 import { appCpuMs, redisCpuMs } from './process-stats';
+import { meanBetween, readMetrics, type Reading } from './stage-times';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,8 +37,9 @@ const SEARCHES = [
   '/api/v1/ads?q=bonus&limit=20',
 ];
 const TRENDS = ['/api/v1/analytics/trends/geo', '/api/v1/analytics/trends/advertisers/cards?country=US'];
-/** How often a new ad is picked to be watched for freshness. */
-const WATCH_EVERY_MS = 250;
+/** How many new ads the freshness probe watches at once, and how often it polls: a load that freshness never grows. */
+const WATCHED_AT_ONCE = 4;
+const PROBE_POLLS_PER_SECOND = 20;
 
 interface Latencies {
   search: number[];
@@ -112,6 +114,8 @@ async function main() {
       stream: { type: 'string', default: 'ingest:ads' },
       /** query-api's INGEST_BATCH_INTERVAL_MS (its own default unless given). */
       'batch-interval-ms': { type: 'string' },
+      /** Writes V8 CPU profiles of query-api's threads to this folder when the stack stops (bench/cpu-profile-top.ts). */
+      'profile-query-api': { type: 'string' },
     },
   });
   const ads = Number(values.ads);
@@ -134,10 +138,12 @@ async function main() {
       'query-api': {
         INGEST_STREAM: values.stream,
         ...(values['batch-interval-ms'] ? { INGEST_BATCH_INTERVAL_MS: values['batch-interval-ms'] } : {}),
+        ...(values['profile-query-api'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(values['profile-query-api'])}` } : {}),
       },
     },
   });
   const redis = new Redis(stack.redisUrl);
+  let probe: FreshnessProbe | undefined;
   try {
     const { token } = await newAgentToken(stack.baseUrl);
     const ndjson = readdirSync(queryDataDir).find((f) => /^demo-ads-\d+\.ndjson$/.test(f));
@@ -161,9 +167,14 @@ async function main() {
     const queryPid = stack.apps['query-api'].pid;
     // Every process of the stack (the four apps and Redis): what the steady load leaves of the machine's cores.
     const stackCpuMs = async () => Object.values(stack.apps).reduce((sum, app) => sum + appCpuMs(app.pid), 0) + (await redisCpuMs(redis));
+    const knownId = sightings.find((line) => !line.id.startsWith('live_'))?.id;
+    if (!knownId) throw new Error('the sightings hold no re-sighting of a stored ad');
+    probe = new FreshnessProbe(stack.baseUrl, token, knownId);
     let cpu = appCpuMs(queryPid);
     const stackCpu = await stackCpuMs();
+    let reading = await readStack(stack);
     const idle = await steadyLoad(stack.baseUrl, token, queryRate, seconds);
+    const stages: string[] = [`idle: ${stageLine(reading, (reading = await readStack(stack)), seconds)}`];
     const idleCpu = (appCpuMs(queryPid) - cpu) / seconds;
     const idleStackCpu = ((await stackCpuMs()) - stackCpu) / seconds;
     out(
@@ -177,14 +188,12 @@ async function main() {
     let next = 0;
     let ingestCpuPerSecond = 0;
     for (const rate of rates) {
-      const freshness: number[] = [];
-      const watching: Promise<void>[] = [];
       cpu = appCpuMs(queryPid);
+      reading = await readStack(stack);
       const load = steadyLoad(stack.baseUrl, token, queryRate, seconds);
       const started = performance.now();
       let sent = 0;
-      let lastWatch = 0;
-      // XADD in ticks of 50 ms; a new ad every WATCH_EVERY_MS is watched until GET /api/v1/ads/{id} finds it.
+      // XADD in ticks of 50 ms; the probe watches new ads as it has room.
       while (performance.now() - started < seconds * 1000) {
         const due = Math.floor(((performance.now() - started) / 1000) * rate);
         const pipeline = redis.pipeline();
@@ -193,20 +202,16 @@ async function main() {
           const line = sightings[next];
           if (!line) break;
           pipeline.xadd(values.stream, '*', 'line', line.text);
-          // A few new ads a second are watched: each is polled until it answers, and more polls would be a query load
-          // of their own that grows with the rate (at 1 in 25 new ads, 1,000 sightings/s added ~120 calls/s).
-          if (line.id.startsWith('live_') && performance.now() - lastWatch >= WATCH_EVERY_MS) {
-            watched.push(line.id);
-            lastWatch = performance.now();
-          }
+          if (line.id.startsWith('live_') && probe.watching + watched.length < WATCHED_AT_ONCE) watched.push(line.id);
         }
         const at = performance.now();
         await pipeline.exec();
-        for (const id of watched) watching.push(watch(stack.baseUrl, token, id, at).then((t) => void freshness.push(t)));
+        for (const id of watched) probe.watch(id, at);
         await sleep(50);
       }
       const queries = await load;
-      await Promise.all(watching);
+      const freshness = await probe.step();
+      stages.push(`${rate}/s: ${stageLine(reading, await readStack(stack), seconds)}`);
       const stepCpu = appCpuMs(queryPid) - cpu - idleCpu * seconds;
       ingestCpuPerSecond = stepCpu / seconds;
       const groups = (await redis.call('XINFO', 'GROUPS', values.stream)) as unknown[][];
@@ -228,18 +233,23 @@ async function main() {
     // took. If the queries suffer as much, what they suffer from is sharing two cores, not how ingest does its work.
     const burner = burnCpu(ingestCpuPerSecond);
     let control: Latencies;
+    reading = await readStack(stack);
     try {
       control = await steadyLoad(stack.baseUrl, token, queryRate, seconds);
     } finally {
       burner.kill();
     }
+    stages.push(`control: ${stageLine(reading, await readStack(stack), seconds)}`);
     out('');
     out(
       `control, no ingest, a burner taking ${ingestCpuPerSecond.toFixed(0)} ms of CPU a second (the last rate's ingest): search p95 ${ms(pct(control.search, 95))} ` +
         `(${(pct(control.search, 95) / pct(idle.search, 95)).toFixed(2)}x idle), trends p95 ${ms(pct(control.trends, 95))} ` +
         `(${(pct(control.trends, 95) / pct(idle.trends, 95)).toFixed(2)}x idle), search p95 / one-at-a-time p50 ${(pct(control.search, 95) / pct(single, 50)).toFixed(1)}x`,
     );
+    out('');
+    for (const line of stages) out(`- ${line}`);
   } finally {
+    await probe?.stop();
     redis.disconnect();
     await stack.stop();
   }
@@ -259,15 +269,116 @@ function burnCpu(msPerSecond: number): { kill(): void } {
   return { kill: () => children.forEach((c) => c.kill('SIGKILL')) };
 }
 
-/** Milliseconds from `since` until the ad is served (polled every 100 ms, for at most 60 s). */
-async function watch(baseUrl: string, token: string, id: string, since: number): Promise<number> {
-  for (let i = 0; i < 600; i++) {
-    const res = await fetch(`${baseUrl}/api/v1/ads/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
-    await res.arrayBuffer();
-    if (res.status === 200) return performance.now() - since;
-    await sleep(100);
+/** The gateway's and query-api's metrics at one moment. */
+interface StackReading {
+  readonly gateway: Reading;
+  readonly query: Reading;
+}
+
+async function readStack(stack: Stack): Promise<StackReading> {
+  const [gateway, query] = await Promise.all([readMetrics(stack.apps['mcp-gateway'].url), readMetrics(stack.apps['query-api'].url)]);
+  return { gateway, query };
+}
+
+/**
+ * Where search_ads's time went between two readings, as means of each hop: the tool call at the gateway, of it the
+ * round trip to query-api, of that query-api's handler, of that the store (the worker pool, its queue included);
+ * the metering round trips; every tool call a second (the freshness watchers' polls included); and the event loops'
+ * p99 delay since the last reading.
+ */
+function stageLine(before: StackReading, after: StackReading, seconds: number): string {
+  const gateway = (metric: string, labels: string[]) => meanBetween(before.gateway, after.gateway, metric, labels);
+  const query = (metric: string, labels: string[]) => meanBetween(before.query, after.query, metric, labels);
+  const transport = 'adintel_transport_message_duration_seconds';
+  const search = 'pattern="query.ads.search"';
+  const tool = gateway('adintel_tool_call_duration_seconds', ['tool="search_ads"']);
+  const sent = gateway(transport, ['direction="sent"', search]);
+  const handled = query(transport, ['direction="handled"', search]);
+  const store = query('adintel_store_query_duration_seconds', ['operation="searchAds"']);
+  const metering = gateway(transport, ['direction="sent"', 'pattern="metering.']);
+  const calls = gateway('adintel_tool_call_duration_seconds', []).calls / seconds;
+  // query-api's store time a second by operation, the largest first: what the load (and ingest) asks of the workers.
+  const operations = new Map<string, number>();
+  for (const key of after.query.series.keys()) {
+    const operation = /^adintel_store_query_duration_seconds\{.*operation="([^"]+)"/.exec(key)?.[1];
+    if (!operation || operations.has(operation)) continue;
+    const { ms: mean, calls } = query('adintel_store_query_duration_seconds', [`operation="${operation}"`]);
+    if (calls > 0) operations.set(operation, (mean * calls) / seconds);
   }
-  return Number.POSITIVE_INFINITY;
+  const busiest = [...operations].sort((a, b) => b[1] - a[1]).slice(0, 4);
+  const lag = (reading: Reading) => ms((reading.gauges.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000);
+  return (
+    `search_ads means: tool call ${ms(tool.ms)} > to query-api ${ms(sent.ms)} > handler ${ms(handled.ms)} > store ${ms(store.ms)}; ` +
+    `metering round trip ${ms(metering.ms)}; ${calls.toFixed(0)} tool calls/s; event loop p99: gateway ${lag(after.gateway)}, query-api ${lag(after.query)}; ` +
+    `store ms/s: ${busiest.map(([operation, total]) => `${operation} ${total.toFixed(0)}`).join(', ')}`
+  );
+}
+
+/**
+ * Freshness, XADD to visible through the public API. Up to WATCHED_AT_ONCE new ads are watched at a time, polled in
+ * turn (GET /api/v1/ads/{id}) at a fixed PROBE_POLLS_PER_SECOND, and with none to watch (no ingest: the idle and
+ * control steps) it polls a stored ad: every step carries the same probe load, and a slow step does not bring more
+ * polls on itself (polling each watched ad until it answers once made ~550 calls a second when freshness slipped).
+ */
+class FreshnessProbe {
+  private readonly watched: { id: string; since: number }[] = [];
+  private seen: number[] = [];
+  private turn = 0;
+  private readonly polling: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+    private readonly knownId: string,
+  ) {
+    this.polling = this.poll();
+  }
+
+  get watching(): number {
+    return this.watched.length;
+  }
+
+  /** Watches a new ad XADDed at `since` (performance.now()). */
+  watch(id: string, since: number): void {
+    this.watched.push({ id, since });
+  }
+
+  /** Waits (at most 60 s) until every watched ad has answered, and hands over the step's figures, in ms. */
+  async step(): Promise<number[]> {
+    for (let wait = 0; wait < 600 && this.watched.length > 0; wait++) await sleep(100);
+    const seen = [...this.seen, ...this.watched.map(() => Number.POSITIVE_INFINITY)];
+    this.seen = [];
+    this.watched.length = 0;
+    return seen;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.polling;
+  }
+
+  private async poll(): Promise<void> {
+    const calls: Promise<void>[] = [];
+    const started = performance.now();
+    for (let i = 0; !this.stopped; i++) {
+      const target = this.watched.length > 0 ? this.watched[this.turn++ % this.watched.length] : undefined;
+      calls.push(this.check(target));
+      await sleep(Math.max(0, started + ((i + 1) * 1000) / PROBE_POLLS_PER_SECOND - performance.now()));
+    }
+    await Promise.all(calls);
+  }
+
+  private async check(target: { id: string; since: number } | undefined): Promise<void> {
+    const id = target?.id ?? this.knownId;
+    const res = await fetch(`${this.baseUrl}/api/v1/ads/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${this.token}` } }).catch(() => null);
+    await res?.arrayBuffer();
+    if (!target || res?.status !== 200) return;
+    const index = this.watched.indexOf(target);
+    if (index < 0) return;
+    this.watched.splice(index, 1);
+    this.seen.push(performance.now() - target.since);
+  }
 }
 
 async function backlogOf(redis: Redis, stream: string): Promise<number> {
