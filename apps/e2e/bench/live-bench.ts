@@ -10,7 +10,7 @@
  * Run: npx nx run e2e:live-bench [-- --ads=1000000 --rates=250,500,1000 --seconds=20 --data-dir=tmp/e2e-bench/ads-1000000]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -145,7 +145,6 @@ async function main() {
   const redis = new Redis(stack.redisUrl);
   let probe: FreshnessProbe | undefined;
   try {
-    const { token } = await newAgentToken(stack.baseUrl);
     const ndjson = readdirSync(queryDataDir).find((f) => /^demo-ads-\d+\.ndjson$/.test(f));
     if (!ndjson) throw new Error(`no demo NDJSON in ${queryDataDir}`);
     const total = rates.reduce((sum, rate) => sum + rate * seconds, 0);
@@ -160,6 +159,9 @@ async function main() {
       .filter(Boolean)
       .map((text) => ({ id: (JSON.parse(text) as { id: string }).id, text }));
 
+    // After the sightings are made: a keep-alive connection left idle longer than the server keeps it is closed under
+    // the next request ("other side closed").
+    const { token } = await newAgentToken(stack.baseUrl);
     const single = await oneAtATime(stack.baseUrl, token, 5);
     const saturation = await saturated(stack.baseUrl, token, 5);
     const queryRate = values['query-rate'] ? Number(values['query-rate']) : Math.max(1, Math.round(saturation / 2));
@@ -174,7 +176,7 @@ async function main() {
     const stackCpu = await stackCpuMs();
     let reading = await readStack(stack);
     const idle = await steadyLoad(stack.baseUrl, token, queryRate, seconds);
-    const stages: string[] = [`idle: ${stageLine(reading, (reading = await readStack(stack)), seconds)}`];
+    const stages: string[] = [`idle: ${stageLine(reading, (reading = await readStack(stack)))}`];
     const idleCpu = (appCpuMs(queryPid) - cpu) / seconds;
     const idleStackCpu = ((await stackCpuMs()) - stackCpu) / seconds;
     out(
@@ -187,7 +189,10 @@ async function main() {
 
     let next = 0;
     let ingestCpuPerSecond = 0;
+    // The store's write-ahead log: it must start over as batches land, not grow with them.
+    const walBytes = () => statSync(join(queryDataDir, 'ads.sqlite-wal'), { throwIfNoEntry: false })?.size ?? 0;
     for (const rate of rates) {
+      let walPeak = 0;
       cpu = appCpuMs(queryPid);
       reading = await readStack(stack);
       const load = steadyLoad(stack.baseUrl, token, queryRate, seconds);
@@ -207,11 +212,12 @@ async function main() {
         const at = performance.now();
         await pipeline.exec();
         for (const id of watched) probe.watch(id, at);
+        walPeak = Math.max(walPeak, walBytes());
         await sleep(50);
       }
       const queries = await load;
       const freshness = await probe.step();
-      stages.push(`${rate}/s: ${stageLine(reading, await readStack(stack), seconds)}`);
+      stages.push(`${rate}/s: ${stageLine(reading, await readStack(stack))}; write-ahead log at most ${(walPeak / 1e6).toFixed(0)} MB`);
       const stepCpu = appCpuMs(queryPid) - cpu - idleCpu * seconds;
       ingestCpuPerSecond = stepCpu / seconds;
       const groups = (await redis.call('XINFO', 'GROUPS', values.stream)) as unknown[][];
@@ -239,7 +245,7 @@ async function main() {
     } finally {
       burner.kill();
     }
-    stages.push(`control: ${stageLine(reading, await readStack(stack), seconds)}`);
+    stages.push(`control: ${stageLine(reading, await readStack(stack))}`);
     out('');
     out(
       `control, no ingest, a burner taking ${ingestCpuPerSecond.toFixed(0)} ms of CPU a second (the last rate's ingest): search p95 ${ms(pct(control.search, 95))} ` +
@@ -273,11 +279,13 @@ function burnCpu(msPerSecond: number): { kill(): void } {
 interface StackReading {
   readonly gateway: Reading;
   readonly query: Reading;
+  /** performance.now() when read. */
+  readonly at: number;
 }
 
 async function readStack(stack: Stack): Promise<StackReading> {
   const [gateway, query] = await Promise.all([readMetrics(stack.apps['mcp-gateway'].url), readMetrics(stack.apps['query-api'].url)]);
-  return { gateway, query };
+  return { gateway, query, at: performance.now() };
 }
 
 /**
@@ -286,7 +294,9 @@ async function readStack(stack: Stack): Promise<StackReading> {
  * the metering round trips; every tool call a second (the freshness watchers' polls included); and the event loops'
  * p99 delay since the last reading.
  */
-function stageLine(before: StackReading, after: StackReading, seconds: number): string {
+function stageLine(before: StackReading, after: StackReading): string {
+  // A step lasts longer than its load when it waits for the last watched ads.
+  const seconds = (after.at - before.at) / 1000;
   const gateway = (metric: string, labels: string[]) => meanBetween(before.gateway, after.gateway, metric, labels);
   const query = (metric: string, labels: string[]) => meanBetween(before.query, after.query, metric, labels);
   const transport = 'adintel_transport_message_duration_seconds';
@@ -305,11 +315,14 @@ function stageLine(before: StackReading, after: StackReading, seconds: number): 
     const { ms: mean, calls } = query('adintel_store_query_duration_seconds', [`operation="${operation}"`]);
     if (calls > 0) operations.set(operation, (mean * calls) / seconds);
   }
+  const batches = query('adintel_ingest_batch_duration_seconds', []);
+  const sizes = meanBetween(before.query, after.query, 'adintel_ingest_batch_size', []);
   const busiest = [...operations].sort((a, b) => b[1] - a[1]).slice(0, 4);
   const lag = (reading: Reading) => ms((reading.gauges.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000);
   return (
     `search_ads means: tool call ${ms(tool.ms)} > to query-api ${ms(sent.ms)} > handler ${ms(handled.ms)} > store ${ms(store.ms)}; ` +
     `metering round trip ${ms(metering.ms)}; ${calls.toFixed(0)} tool calls/s; event loop p99: gateway ${lag(after.gateway)}, query-api ${lag(after.query)}; ` +
+    (batches.calls > 0 ? `${batches.calls} live batches of ${(sizes.ms / 1000).toFixed(0)} sightings, ${ms(batches.ms)} each; ` : '') +
     `store ms/s: ${busiest.map(([operation, total]) => `${operation} ${total.toFixed(0)}`).join(', ')}`
   );
 }
@@ -389,6 +402,8 @@ async function backlogOf(redis: Redis, stream: string): Promise<number> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // fetch failures carry what went wrong (refused, reset) in `cause`.
+  const cause = error instanceof Error && error.cause instanceof Error ? `\ncaused by: ${error.cause.message}` : '';
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}${cause}\n`);
   process.exit(1);
 });

@@ -48,7 +48,7 @@ export function meanBetween(before: Reading, after: Reading, metric: string, lab
   let sum = 0;
   let count = 0;
   for (const [key, value] of after.series) {
-    if (!key.startsWith(`${metric}{`) || !labels.every((label) => key.includes(label))) continue;
+    if ((key !== metric && !key.startsWith(`${metric}{`)) || !labels.every((label) => key.includes(label))) continue;
     const earlier = before.series.get(key) ?? { sum: 0, count: 0 };
     sum += value.sum - earlier.sum;
     count += value.count - earlier.count;

@@ -18,9 +18,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * The live door's read loop (the "handler": it knows the stream, the service knows what a batch means). Reads the
  * group in batches of up to INGEST_BATCH_MAX entries, hands each batch to the service and reads the next only once
- * it is applied (and, when a batch was not full, at least INGEST_BATCH_INTERVAL_MS after it started), so a batch is
- * what arrived while the previous one was being applied. Order within the group is the
- * stream's order: its own pending entries (a crash mid-batch) and entries claimed from a dead consumer come first.
+ * it is applied and the readers have caught up with it (and, when a batch was not full, at least
+ * INGEST_BATCH_INTERVAL_MS after it started), so a batch is what arrived while the previous one was being applied.
+ * Order within the group is the stream's order: its own pending entries (a crash mid-batch) and entries claimed from
+ * a dead consumer come first.
  */
 @Injectable()
 export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdown, WorkSource {

@@ -62,6 +62,7 @@ export class LiveIngestService {
       await this.park(sighting, result ? result.rejected.reason : 'the entry has no `line` field');
     }
     const outcomes: Record<SightingOutcome, number> = { added: 0, replaced: 0, unchanged: 0, superseded: parsed - latest.size };
+    let changed = false;
     // Media the store does not hold yet is rendered or fetched first; a line whose media cannot be had is parked.
     const withMedia = latest.size > 0 ? await this.media.resolve([...latest.values()].map((item) => item.record)) : { records: [], rejected: [] };
     for (const row of withMedia.rejected) {
@@ -82,11 +83,8 @@ export class LiveIngestService {
         rejected.store++;
         await this.park(item.sighting, row.reason);
       }
-      if (applied.added + applied.replaced > 0) {
-        this.dataWindow.invalidate();
-        // The readers move to the batch off the query path; a failure leaves each to do it on its next read.
-        this.store.catchUp().catch((error: unknown) => this.logger.warn({ msg: 'readers could not catch up with a live batch', error: (error as Error).message }));
-      }
+      changed = applied.added + applied.replaced > 0;
+      if (changed) this.dataWindow.invalidate();
     }
     await this.repository.ack(
       this.settings.group,
@@ -95,6 +93,12 @@ export class LiveIngestService {
     const entryTimes = batch.map((sighting) => entryTime(sighting.entry));
     this.dataWindow.noteApplied(Math.max(...entryTimes));
     this.metrics.recordBatch(outcomes, rejected, (performance.now() - started) / 1000, entryTimes);
+    // The readers move to the batch off the query path, and the next batch waits for them: on SQLite, a batch written
+    // while they move would keep the write-ahead log from starting over (WorkerPool.catchUp). A failure leaves each
+    // reader to move on its next read.
+    if (changed) {
+      await this.store.catchUp().catch((error: unknown) => this.logger.warn({ msg: 'readers could not catch up with a live batch', error: (error as Error).message }));
+    }
     return { entries: batch.length, outcomes, rejected };
   }
 

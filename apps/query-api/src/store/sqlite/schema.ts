@@ -104,9 +104,13 @@ CREATE INDEX IF NOT EXISTS entities_by_volume ON entities (kind, ads_total DESC,
 CREATE INDEX IF NOT EXISTS name_index_by_entity ON name_index (kind, id, suffix);
 `;
 
-/** busy_timeout: a bulk load run beside the serving process's live writer waits for the file instead of failing. */
+/**
+ * busy_timeout: a bulk load run beside the serving process's live writer waits for the file instead of failing.
+ * journal_size_limit: when the write-ahead log starts over (after a catch-up round, WorkerPool), a log grown past
+ * 64 MB by a large batch or a checkpoint of the columns is cut back to that.
+ */
 export function applyPragmasForWriting(db: DatabaseSync): void {
-  db.exec(`PRAGMA busy_timeout = 30000; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;`);
+  db.exec(`PRAGMA busy_timeout = 30000; PRAGMA journal_size_limit = 67108864; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;`);
 }
 
 export function applyPragmasForReading(db: DatabaseSync): void {

@@ -8,8 +8,8 @@ import { applyPragmasForReading } from './schema';
 
 /** What a query worker serves: every read of the port, synchronous. */
 type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
-/** The methods a worker call may name (every read of the port). */
-export type ReaderMethod = keyof StoreReads & keyof SqliteReader;
+/** The methods a worker call may name (every read of the port, and the WAL checkpoint of a catch-up round). */
+export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'checkpointWal';
 
 /** A reader that keeps its snapshot between reads (a query worker's): how old the snapshot may get. */
 export interface SnapshotHold {
@@ -34,9 +34,11 @@ export class SqliteReader implements StoreReads {
   private readonly entities: EntityReader;
   /** When the held snapshot began (performance.now()), or null when none is held. */
   private heldSince: number | null = null;
+  /** A writable connection for checkpointWal only (opened on first use). */
+  private checkpointer: DatabaseSync | null = null;
 
   constructor(
-    file: string,
+    private readonly file: string,
     options: ReaderTuning = {},
     private readonly hold: SnapshotHold | null = null,
   ) {
@@ -86,12 +88,25 @@ export class SqliteReader implements StoreReads {
     this.read(() => this.ads.columnarAds());
   }
 
+  /**
+   * Copies the write-ahead log into the database file as far as every reader's snapshot allows (a passive
+   * checkpoint: it waits for nobody). The pool runs it once every worker has caught up, so it copies all of it, and
+   * then has the workers take new snapshots: none of them needs the log any more, and the writer's next batch starts
+   * it over from the beginning. Readers that hold their snapshots never all let go of the log at once otherwise, and
+   * it grew without end (1.9 GB after 90,000 live sightings at 1M ads; every page a read missed was looked up in it).
+   */
+  checkpointWal(): void {
+    this.checkpointer ??= new DatabaseSync(this.file);
+    this.checkpointer.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  }
+
   /** Loads the in-memory columns ahead of the first request (workers call it at start). */
   warmUp(): void {
     this.read(() => this.ads.columnarAds());
   }
 
   close(): void {
+    if (this.checkpointer?.isOpen) this.checkpointer.close();
     if (this.db.isOpen) this.db.close();
   }
 

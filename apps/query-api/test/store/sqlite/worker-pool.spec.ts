@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -6,6 +6,7 @@ import { EXACT_TOTAL_UP_TO } from '../../../src/ads/ads.service';
 import { DEFAULT_ROLLUP_OPTIONS } from '../../../src/store/sqlite/rollups';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
+import { WorkerPool } from '../../../src/store/sqlite/worker-pool';
 import { FIXTURE_RECORDS } from '../store-fixture';
 
 /** The test target builds query-api first (project.json), so the bundled worker is there. */
@@ -104,12 +105,56 @@ describe('SQLite worker pool', () => {
     const lookupWorkers = posted.mock.calls.flatMap((_call, i) => (methodsOf(i).includes('countAds') ? [posted.mock.contexts[i]] : []));
     expect(lookupWorkers).toHaveLength(1);
     expect(lookupWorkers[0]).not.toBe(posted.mock.contexts[0]);
-    // Both workers took their turn.
-    expect(posted.mock.calls.filter((_call, i) => methodsOf(i).includes('catchUp'))).toHaveLength(2);
+    // Both workers took their turn, then the log was copied (by the first) and both took a new snapshot.
+    const rounds = posted.mock.calls.flatMap((_call, i) => methodsOf(i).filter((m) => m === 'catchUp' || m === 'checkpointWal'));
+    expect(rounds).toEqual(['catchUp', 'catchUp', 'checkpointWal', 'catchUp', 'catchUp']);
 
     posted.mockClear();
     const answers = await Promise.all([1, 2, 3, 4].map(() => store.getAd('ad_caught_up')));
     expect(new Set(posted.mock.contexts).size).toBe(2);
     for (const ad of answers) expect(ad?.id).toBe('ad_caught_up');
+  });
+
+  it('sends a scan to another worker while the first catches up', async () => {
+    const pool = new WorkerPool(WORKER_SCRIPT, file, 2);
+    try {
+      const round = pool.catchUp(); // a new pool has no rest to take: the first worker is catching up now
+      const window = { from: '2026-01-01', to: '2026-01-31' };
+      const scan = pool.call('trends', [{ dimension: 'geo', filter: {}, window, previous: { from: '2025-12-01', to: '2025-12-31' }, limit: 10 }]);
+      await Promise.all([round, scan]);
+      const methodsOf = (i: number) => (posted.mock.calls[i]?.[0] as { method: string }[]).map((r) => r.method);
+      const scanCall = posted.mock.calls.findIndex((_call, i) => methodsOf(i).includes('trends'));
+      expect(methodsOf(0)).toEqual(['catchUp']);
+      expect(scanCall).toBeGreaterThan(0);
+      expect(posted.mock.contexts[scanCall]).not.toBe(posted.mock.contexts[0]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('keeps the write-ahead log from growing while live batches land on workers holding their snapshots', async () => {
+    // A file of its own: the other workers of this suite hold snapshots of theirs.
+    const own = join(dir, 'wal.sqlite');
+    const writer = new SqliteWriter(own, DEFAULT_ROLLUP_OPTIONS);
+    await writer.write(FIXTURE_RECORDS);
+    await writer.finish();
+    const pool = new WorkerPool(WORKER_SCRIPT, own, 2);
+    try {
+      const sizes: number[] = [];
+      for (let batch = 0; batch < 8; batch++) {
+        await writer.apply(FIXTURE_RECORDS.map((ad) => ({ ...ad, id: `${ad.id}_wal_${batch}` })));
+        // A lookup and a round as the app makes them: the workers hold a snapshot between the two.
+        await pool.call('countAds', [{ country: 'US' }, EXACT_TOTAL_UP_TO]);
+        await pool.catchUp();
+        sizes.push(statSync(`${own}-wal`).size);
+      }
+      // Each batch after a round starts the log over: it stays the size of about one batch instead of growing by one
+      // batch each time (eight times the first by the end).
+      expect(sizes.at(-1)).toBeLessThan(3 * (sizes[0] as number));
+      expect(await pool.call('getAd', [`${FIXTURE_RECORDS[0]?.id}_wal_7`])).not.toBeNull();
+    } finally {
+      await writer.close();
+      await pool.close();
+    }
   });
 });
