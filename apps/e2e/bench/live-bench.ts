@@ -291,7 +291,7 @@ async function readStack(stack: Stack): Promise<StackReading> {
 /**
  * Where search_ads's time went between two readings, as means of each hop: the tool call at the gateway, of it the
  * round trip to query-api, of that query-api's handler, of that the store (the worker pool, its queue included);
- * the metering round trips; every tool call a second (the freshness watchers' polls included); and the event loops'
+ * the metering round trips; every tool call a second (the freshness probe's polls included); and the event loops'
  * p99 delay since the last reading.
  */
 function stageLine(before: StackReading, after: StackReading): string {

@@ -118,7 +118,7 @@ describe('SQLite worker pool', () => {
   it('sends a scan to another worker while the first catches up', async () => {
     const pool = new WorkerPool(WORKER_SCRIPT, file, 2);
     try {
-      const round = pool.catchUp(); // a new pool has no rest to take: the first worker is catching up now
+      const round = pool.catchUp(); // the first worker is catching up from here on
       const window = { from: '2026-01-01', to: '2026-01-31' };
       const scan = pool.call('trends', [{ dimension: 'geo', filter: {}, window, previous: { from: '2025-12-01', to: '2025-12-31' }, limit: 10 }]);
       await Promise.all([round, scan]);
