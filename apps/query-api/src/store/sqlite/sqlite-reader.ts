@@ -93,7 +93,8 @@ export class SqliteReader implements StoreReads {
    * checkpoint: it waits for nobody). The pool runs it once every worker has caught up, so it copies all of it, and
    * then has the workers take new snapshots: none of them needs the log any more, and the writer's next batch starts
    * it over from the beginning. Readers that hold their snapshots never all let go of the log at once otherwise, and
-   * it grew without end (1.9 GB after 90,000 live sightings at 1M ads; every page a read missed was looked up in it).
+   * it grew without end (1.9 GB within one run of 25,000 live sightings at 1M ads; every page a read missed was
+   * looked up in it).
    */
   checkpointWal(): void {
     this.checkpointer ??= new DatabaseSync(this.file);
