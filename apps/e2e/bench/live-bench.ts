@@ -297,8 +297,10 @@ async function readStack(stack: Stack): Promise<StackReading> {
 function stageLine(before: StackReading, after: StackReading): string {
   // A step lasts longer than its load when it waits for the last watched ads.
   const seconds = (after.at - before.at) / 1000;
-  const gateway = (metric: string, labels: string[]) => meanBetween(before.gateway, after.gateway, metric, labels);
-  const query = (metric: string, labels: string[]) => meanBetween(before.query, after.query, metric, labels);
+  // Latencies are recorded in seconds and printed in ms.
+  const inMs = ({ mean, calls }: { mean: number; calls: number }) => ({ ms: mean * 1000, calls });
+  const gateway = (metric: string, labels: string[]) => inMs(meanBetween(before.gateway, after.gateway, metric, labels));
+  const query = (metric: string, labels: string[]) => inMs(meanBetween(before.query, after.query, metric, labels));
   const transport = 'adintel_transport_message_duration_seconds';
   const search = 'pattern="query.ads.search"';
   const tool = gateway('adintel_tool_call_duration_seconds', ['tool="search_ads"']);
@@ -316,13 +318,13 @@ function stageLine(before: StackReading, after: StackReading): string {
     if (calls > 0) operations.set(operation, (mean * calls) / seconds);
   }
   const batches = query('adintel_ingest_batch_duration_seconds', []);
-  const sizes = meanBetween(before.query, after.query, 'adintel_ingest_batch_size', []);
+  const batchSize = meanBetween(before.query, after.query, 'adintel_ingest_batch_size', []).mean;
   const busiest = [...operations].sort((a, b) => b[1] - a[1]).slice(0, 4);
   const lag = (reading: Reading) => ms((reading.gauges.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000);
   return (
     `search_ads means: tool call ${ms(tool.ms)} > to query-api ${ms(sent.ms)} > handler ${ms(handled.ms)} > store ${ms(store.ms)}; ` +
     `metering round trip ${ms(metering.ms)}; ${calls.toFixed(0)} tool calls/s; event loop p99: gateway ${lag(after.gateway)}, query-api ${lag(after.query)}; ` +
-    (batches.calls > 0 ? `${batches.calls} live batches of ${(sizes.ms / 1000).toFixed(0)} sightings, ${ms(batches.ms)} each; ` : '') +
+    (batches.calls > 0 ? `${batches.calls} live batches of ${batchSize.toFixed(0)} sightings, ${ms(batches.ms)} each; ` : '') +
     `store ms/s: ${busiest.map(([operation, total]) => `${operation} ${total.toFixed(0)}`).join(', ')}`
   );
 }

@@ -41,10 +41,10 @@ export async function readMetrics(appUrl: string): Promise<Reading> {
 }
 
 /**
- * The mean, in ms, of the series of `metric` whose labels contain every one of `labels` (`key="value"`), over the
- * calls made between two readings, and how many there were.
+ * The mean, in the metric's own unit, of the series of `metric` whose labels contain every one of `labels`
+ * (`key="value"`), over the observations made between two readings, and how many there were.
  */
-export function meanBetween(before: Reading, after: Reading, metric: string, labels: readonly string[]): { ms: number; calls: number } {
+export function meanBetween(before: Reading, after: Reading, metric: string, labels: readonly string[]): { mean: number; calls: number } {
   let sum = 0;
   let count = 0;
   for (const [key, value] of after.series) {
@@ -53,5 +53,5 @@ export function meanBetween(before: Reading, after: Reading, metric: string, lab
     sum += value.sum - earlier.sum;
     count += value.count - earlier.count;
   }
-  return { ms: count > 0 ? (sum / count) * 1000 : Number.NaN, calls: count };
+  return { mean: count > 0 ? sum / count : Number.NaN, calls: count };
 }
