@@ -89,4 +89,5 @@ test('Redis: one ACL user per app with the rules of docker/redis-users.json, the
     assert.match(compose.services[app].environment.REDIS_URL, new RegExp(`^redis://${app}:\\$\\{\\w+_REDIS_PASSWORD\\}@redis:6379$`), `${app} connects as ${app}`);
     assert.equal(compose.services[app].environment.TRANSPORT_URL, undefined, `${app}: the transport rides on REDIS_URL`);
   }
+  assert.deepEqual(users.producer, ['on', ...table.producer], "the producer's ACL rules");
 });

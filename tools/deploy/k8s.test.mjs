@@ -183,9 +183,10 @@ test('local: the in-cluster Redis creates the users of docker/redis-users.json a
   const table = JSON.parse(readFileSync(new URL('../../docker/redis-users.json', import.meta.url), 'utf8'));
   const script = named(rendered.local, 'Deployment', 'redis').spec.template.spec.containers[0].command.at(-1);
   assert.match(script, /--user default off/);
-  for (const app of APPS) {
-    const segment = script.split('--user ').find((part) => part.startsWith(`${app} `)) ?? '';
-    const rules = segment.trim().split(/\s+/).slice(1).filter((rule) => !rule.startsWith('">')).map((rule) => rule.replace(/^"|"$/g, ''));
-    assert.deepEqual(rules, ['on', ...table.users[app], ...table.shared, ...table.commands], `${app}'s ACL rules`);
-  }
+  const rulesOf = (user) => {
+    const segment = script.split('--user ').find((part) => part.startsWith(`${user} `)) ?? '';
+    return segment.trim().split(/\s+/).slice(1).filter((rule) => !rule.startsWith('">')).map((rule) => rule.replace(/^"|"$/g, ''));
+  };
+  for (const app of APPS) assert.deepEqual(rulesOf(app), ['on', ...table.users[app], ...table.shared, ...table.commands], `${app}'s ACL rules`);
+  assert.deepEqual(rulesOf('producer'), ['on', ...table.producer], "the producer's ACL rules");
 });

@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { Redis } from '@adintel/redis';
-import { waitUntil } from '@adintel/testing';
+import { waitUntil, WORKSPACE_ROOT } from '@adintel/testing';
 import { callTool, CONTRACT_REGISTRATION, getJson, newAgentToken } from './agent';
 import { approveAndExchange, createOwner, csrfOf, registerPublicClient, signedInAccount } from './owner-flow';
-import { redisUserRules, startStack, type Stack } from './stack';
+import { redisUserRules, startStack, type AppName, type Stack } from './stack';
 
 jest.setTimeout(120_000);
 
@@ -176,7 +178,7 @@ describe('security of the running service', () => {
 
   describe('least privilege in Redis', () => {
     /** What one app's user may do, tried on the stack's Redis with that user's rules (a fresh password). */
-    async function asUser(app: 'auth-server' | 'mcp-gateway' | 'metering' | 'query-api', command: string[]): Promise<string> {
+    async function asUser(app: AppName | 'producer', command: string[]): Promise<string> {
       const admin = new Redis(stack.redisUrl);
       const probe = `probe-${app}`;
       await admin.call('ACL', 'SETUSER', probe, ...redisUserRules(app), '>probe-password');
@@ -210,6 +212,54 @@ describe('security of the running service', () => {
       ['query-api', ['CONFIG', 'GET', 'requirepass']],
     ] as const)('%s is refused %j', async (app, command) => {
       expect(await asUser(app, [...command])).toBe('NOPERM');
+    });
+
+    // Issue 33 finding 3: key names tell which owner sessions, codes and refresh tokens exist; no app may list them.
+    const APPS: readonly AppName[] = ['auth-server', 'mcp-gateway', 'metering', 'query-api'];
+    it.each(APPS.flatMap((app) => [['SCAN', '0'], ['SCAN', '0', 'MATCH', 'auth:*'], ['RANDOMKEY'], ['KEYS', 'auth:*']].map((command) => [app, command] as const)))(
+      '%s may not walk the keyspace: %j is refused',
+      async (app, command) => {
+        expect(await asUser(app, [...command])).toBe('NOPERM');
+      },
+    );
+
+    // Issue 33 finding 7: a producer's password opens the bounded add to the ingest stream and its length, nothing else.
+    it("the producer publishes with query-api's own CLI (`ingest --live`, the bounded add) and reads the stream's length", async () => {
+      const admin = new Redis(stack.redisUrl);
+      await admin.call('ACL', 'SETUSER', 'producer', ...redisUserRules('producer'), '>producer-password');
+      const url = new URL(stack.redisUrl);
+      url.username = 'producer';
+      url.password = 'producer-password';
+      try {
+        const cli = spawn(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'ingest', '--live', '-'], {
+          env: { ...process.env, REDIS_URL: url.href, INGEST_STREAM: 'ingest:probe' },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let output = '';
+        cli.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        cli.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        cli.stdin.end('{"probe":1}\n{"probe":2}\n');
+        const code = await new Promise((resolve) => cli.on('close', resolve));
+        expect([code, output]).toEqual([0, expect.stringContaining('published 2 lines')]);
+        expect(await asUser('producer', ['XLEN', 'ingest:probe'])).toBe('2');
+      } finally {
+        await admin.call('ACL', 'DELUSER', 'producer');
+        admin.disconnect();
+      }
+    });
+
+    it.each([
+      ['XRANGE', 'ingest:probe', '-', '+'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', 'ingest:probe', '>'],
+      ['XTRIM', 'ingest:probe', 'MAXLEN', '0'],
+      ['XDEL', 'ingest:probe', '0-1'],
+      ['XLEN', 'transport:query:requests'],
+      ['XADD', 'transport:query:requests', '*', 'x', '1'],
+      ['GET', 'auth:owner:x'],
+      ['SCAN', '0'],
+      ['EVAL', "return redis.call('XTRIM', KEYS[1], 'MAXLEN', 0)", '1', 'ingest:probe'],
+    ])('the producer is refused %j', async (...command) => {
+      expect(await asUser('producer', command)).toMatch(/^(NOPERM|ERR)$/);
     });
 
     it('no app was refused anything while the suite ran (its user has what it needs)', () => {

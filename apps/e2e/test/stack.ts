@@ -64,12 +64,17 @@ interface RedisUsers {
   readonly shared: string[];
   readonly commands: string[];
   readonly users: Record<AppName, string[]>;
+  readonly producer: string[];
 }
 
-/** The ACL rules of one app's Redis user, as docker/redis-users.json defines them (a password is added by the caller). */
-export function redisUserRules(app: AppName): string[] {
+/**
+ * The ACL rules of one app's Redis user, or of the live stream's `producer`, as docker/redis-users.json defines them
+ * (a password is added by the caller).
+ */
+export function redisUserRules(user: AppName | 'producer'): string[] {
   const table = JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'docker/redis-users.json'), 'utf8')) as RedisUsers;
-  return ['reset', 'on', ...table.users[app], ...table.shared, ...table.commands];
+  if (user === 'producer') return ['reset', 'on', ...table.producer];
+  return ['reset', 'on', ...table.users[user], ...table.shared, ...table.commands];
 }
 
 /** Creates each app's ACL user on the Redis at `url` and answers the URL each app connects with. */

@@ -49,6 +49,21 @@ export const appConfigSchema = z.object({
     .describe('comma-separated browser origins allowed on `/mcp` (requests without `Origin` are fine); default the origin of PUBLIC_BASE_URL'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120).describe('paid calls per account per minute (refill rate)'),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(30).describe('paid calls an account may make at once (bucket size)'),
+  FREE_RATE_LIMIT_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(600)
+    .describe('calls of the free data tools (count_ads, search_advertisers, get_catalog) per account per minute: a bucket of their own'),
+  FREE_RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(60).describe('free data tool calls an account may make at once'),
+  SCANS_IN_FLIGHT_PER_ACCOUNT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000)
+    .default(2)
+    .describe('calls of the scanning tools (get_ads_breakdown, get_trends) one account may have running at once; more are answered 429'),
   SETTLE_ATTEMPTS: z.coerce
     .number()
     .int()

@@ -10,11 +10,29 @@ export const REST_PREFIX = '/api/v1';
 export const OPENAPI_PATH = `${REST_PREFIX}/openapi.json`;
 export const REST_DOCS_PATH = `${REST_PREFIX}/docs`;
 
-/** What a call costs. `per_row` charges for every row in `data` of the result. */
+/**
+ * A call that computes several sections at once (get_ads_breakdown's `field=overview`): each is a scan of its own, so
+ * the call pays at least one row per section, whatever its `limit` (the service gives every section a row at least).
+ */
+export interface SectionsRule {
+  /** The argument and value that ask for the sections. */
+  readonly arg: string;
+  readonly value: string;
+  readonly count: number;
+}
+
+/** What a call costs. `per_row` charges for every row in `data` of the result (and in each of its `sections`). */
 export type CostRule =
   | { readonly kind: 'free' }
   | { readonly kind: 'flat'; readonly tokens: number }
-  | { readonly kind: 'per_row'; readonly tokens: number; readonly unit: string };
+  | { readonly kind: 'per_row'; readonly tokens: number; readonly unit: string; readonly sections?: SectionsRule };
+
+/**
+ * How the gateway admits a tool's calls per account (apps/mcp-gateway/src/rate-limit): `paid` tools share the paid
+ * bucket, free data tools a larger bucket of their own (a count over a million ads is real work), and `unlimited`
+ * tools answer about the caller's own balance (product-decisions.md: get_usage is free at any frequency).
+ */
+export type Admission = 'paid' | 'free_data' | 'unlimited';
 
 /** An interactive view (MCP Apps `ui://` resource) that shows a tool's result; hosts without the extension ignore it. */
 export type ToolView = 'ad-gallery' | 'trend-chart' | 'advertiser-card';
@@ -33,6 +51,13 @@ export interface ToolDefinition {
   /** The GET twin under REST_PREFIX; `{name}` segments are path parameters. */
   readonly http: { readonly path: string; readonly pathParams: readonly string[] };
   readonly cost: CostRule;
+  /** Which per-account bucket its calls take from. */
+  readonly admission: Admission;
+  /**
+   * It scans the ads rather than looking rows up (query-api runs it on its scan worker): a caller may have only a
+   * few in flight at once (the gateway's SCANS_IN_FLIGHT_PER_ACCOUNT).
+   */
+  readonly scan: boolean;
   /** The service message that answers it. */
   readonly service: ServiceName;
   readonly message: MessageDefinition;

@@ -1,5 +1,5 @@
-import { limitParam, MCP_SEARCH_ADS_DEFAULT_LIMIT, MeteringMessages, QueryMessages } from '@adintel/contracts';
-import { FREE, ONE_TOKEN, perRow } from './costs';
+import { limitParam, MCP_SEARCH_ADS_DEFAULT_LIMIT, MeteringMessages, OVERVIEW, OVERVIEW_SECTIONS, QueryMessages } from '@adintel/contracts';
+import { admissionOf, FREE, ONE_TOKEN, perRow } from './costs';
 import { argsFromMessage, type ArgOverrides, type ObjectMessage } from './derive-args';
 import { renderDescription, type ToolGuide } from './descriptions';
 import { fieldsArg, FIELDS_ARG, selectableOutput, selectionOf } from './fields';
@@ -20,6 +20,8 @@ interface ToolSpec {
   view?: ToolView;
   /** List tools: the row field that always comes; the tool then takes `fields` (fields.ts). */
   rowKey?: string;
+  /** It scans the ads (ToolDefinition.scan). */
+  scan?: boolean;
 }
 
 const pathParamsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
@@ -38,6 +40,8 @@ const tool = (spec: ToolSpec, service: ToolDefinition['service'], callerScoped: 
     output: selection ? selectableOutput(spec.message.response, selection) : spec.message.response,
     http: { path: spec.path, pathParams: pathParamsOf(spec.path) },
     cost: spec.cost,
+    admission: admissionOf(spec.cost, service),
+    scan: spec.scan ?? false,
     service,
     message: spec.message,
     callerScoped,
@@ -117,11 +121,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       returns:
         '`total` with `total_estimated`, and `data` (key, label, ads, share; largest first), or for the overview `sections`, ' +
         'each with `complete` (false: truncated to its top rows).',
-      costNote: 'Ask for the rows you will read: `limit` is the most you pay.',
+      costNote: 'Ask for the rows you will read: `limit` is the most you pay (the overview: one row per section at least).',
     },
     path: '/ads/breakdown/{field}',
-    cost: perRow('bucket'),
+    cost: perRow('bucket', { arg: 'field', value: OVERVIEW, count: OVERVIEW_SECTIONS.length }),
     message: QueryMessages.adsBreakdown,
+    scan: true,
   }),
   queryTool({
     name: 'get_trends',
@@ -138,6 +143,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     path: '/analytics/trends/{dimension}',
     cost: perRow('row'),
     message: QueryMessages.trends,
+    scan: true,
     view: 'trend-chart',
   }),
   queryTool({

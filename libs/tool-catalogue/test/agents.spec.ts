@@ -1,4 +1,4 @@
-import { AdsPage, DESTINATION_TYPES } from '@adintel/contracts';
+import { AdsPage, DESTINATION_TYPES, OVERVIEW_SECTIONS } from '@adintel/contracts';
 import {
   actualCost,
   DESCRIPTION_PARTS,
@@ -101,5 +101,19 @@ describe('destination_type and the overview', () => {
     };
     expect(actualCost(breakdown, overview)).toBe(3);
     expect(worstCaseCost(breakdown, { limit: 16 })).toBe(16);
+  });
+
+  it('prices an overview by its sections: one row per section at least, whatever its limit (each section is a scan)', () => {
+    const breakdown = tool('get_ads_breakdown');
+    expect(worstCaseCost(breakdown, { field: 'overview', limit: 1 })).toBe(OVERVIEW_SECTIONS.length);
+    expect(worstCaseCost(breakdown, { field: 'overview', limit: 40 })).toBe(40);
+    expect(worstCaseCost(breakdown, { field: 'country', limit: 1 })).toBe(1);
+    expect(breakdown.description).toContain(`field=overview at least ${OVERVIEW_SECTIONS.length}`);
+  });
+
+  it('admits free data tools through their own bucket, get_usage through none, and marks the scans', () => {
+    const admission = Object.fromEntries(['count_ads', 'search_advertisers', 'get_usage', 'search_ads'].map((name) => [name, tool(name).admission]));
+    expect(admission).toEqual({ count_ads: 'free_data', search_advertisers: 'free_data', get_usage: 'unlimited', search_ads: 'paid' });
+    expect(TOOLS.filter((t) => t.scan).map((t) => t.name)).toEqual(['get_ads_breakdown', 'get_trends']);
   });
 });

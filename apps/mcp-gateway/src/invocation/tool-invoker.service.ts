@@ -85,10 +85,16 @@ export class ToolInvoker {
     return this.metrics.timeToolCall(call.priced.name, statusOf, () => this.runPriced(call));
   }
 
-  private async run(call: ToolCall): Promise<ToolOutcome> {
+  /** A scanning tool runs in one of the caller's scan slots (taken before its tokens are held). */
+  private run(call: ToolCall): Promise<ToolOutcome> {
+    return call.tool.scan ? this.rateLimiter.scanning(call.caller.sub, () => this.runTool(call)) : this.runTool(call);
+  }
+
+  private async runTool(call: ToolCall): Promise<ToolOutcome> {
     const { tool, args } = call;
     const worstCase = worstCaseCost(tool, args);
     if (worstCase === 0) {
+      await this.rateLimiter.consume(call.caller.sub, tool.admission);
       const result = await this.send(call);
       return { result, receipt: nothingCharged(remainingShownBy(tool, result)) };
     }

@@ -109,7 +109,7 @@ function operation(tool: ToolDefinition): Json {
     '403': { $ref: '#/components/responses/Forbidden' },
     '404': { $ref: '#/components/responses/NotFound' },
     ...(paid ? { '409': { $ref: '#/components/responses/Conflict' } } : {}),
-    ...(paid ? { '429': { $ref: '#/components/responses/TooManyRequests' } } : {}),
+    ...(tool.admission !== 'unlimited' ? { '429': { $ref: '#/components/responses/TooManyRequests' } } : {}),
     '503': { $ref: '#/components/responses/ServiceUnavailable' },
     '504': { $ref: '#/components/responses/GatewayTimeout' },
   };
@@ -177,7 +177,7 @@ function problemResponses(): Json {
       'The Idempotency-Key was used for a different call, or its first call is still running (then with Retry-After).',
       ['Retry-After'],
     ),
-    TooManyRequests: problem('Too many paid calls for this account right now; free tools are not limited.', ['Retry-After']),
+    TooManyRequests: problem('Too many calls for this account right now (paid calls, free data tool calls, or scanning calls running at once).', ['Retry-After']),
     RangeNotSatisfiable: problem('The Range names no byte of the file (Content-Range: bytes */size says its size), or cannot be read; nothing was charged.'),
     ServiceUnavailable: problem('A backing service is down; nothing was charged.', ['Retry-After']),
     GatewayTimeout: problem('A backing service did not answer in time; nothing was charged.'),

@@ -3,6 +3,7 @@ import { APP_CONFIG } from '@adintel/config';
 import { RedisModule, type Redis } from '@adintel/redis';
 import type { AppConfig } from '../config';
 import { RateLimiterService } from './rate-limiter.service';
+import { ScanSlotsRepository } from './scan-slots.repository';
 import { TokenBucketRepository } from './token-bucket.repository';
 
 export const GATEWAY_REDIS = Symbol('GATEWAY_REDIS');
@@ -25,9 +26,14 @@ const GatewayRedisModule = RedisModule.register({
     },
     {
       provide: RateLimiterService,
-      inject: [TokenBucketRepository, APP_CONFIG],
-      useFactory: (buckets: TokenBucketRepository, config: AppConfig) =>
-        new RateLimiterService(buckets, { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST }),
+      inject: [TokenBucketRepository, GATEWAY_REDIS, APP_CONFIG],
+      useFactory: (buckets: TokenBucketRepository, redis: Redis, config: AppConfig) =>
+        new RateLimiterService(buckets, new ScanSlotsRepository(redis, config.GATEWAY_KEY_PREFIX), {
+          paid: { perMinute: config.RATE_LIMIT_PER_MINUTE, burst: config.RATE_LIMIT_BURST },
+          freeData: { perMinute: config.FREE_RATE_LIMIT_PER_MINUTE, burst: config.FREE_RATE_LIMIT_BURST },
+          // A slot outlives its call's longest path (reserve, query, settle); one cut off by a timeout keeps it that long.
+          scans: { inFlight: config.SCANS_IN_FLIGHT_PER_ACCOUNT, holdMs: config.TRANSPORT_TIMEOUT_MS * 3 },
+        }),
     },
   ],
   exports: [RateLimiterService, GatewayRedisModule],

@@ -47,9 +47,10 @@ export class TokenBucketRepository {
     this.redis = redis as WithTake;
   }
 
-  async take(account: string, capacity: number, refillPerMinute: number): Promise<BucketTake> {
+  /** `bucket` names one of the account's buckets ('' the paid one, kept under its old key). */
+  async take(account: string, capacity: number, refillPerMinute: number, bucket = ''): Promise<BucketTake> {
     const [allowed, remaining, wait] = await this.redis.bucketTake(
-      `${this.keyPrefix}ratelimit:${account}`,
+      `${this.keyPrefix}ratelimit:${bucket}${account}`,
       capacity,
       refillPerMinute / 60_000,
     );

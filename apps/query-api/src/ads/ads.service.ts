@@ -78,11 +78,12 @@ export class AdsService {
 
   /**
    * Every overview section at once: `limit` rows shared among them (the first sections take one more when it does not
-   * divide), so the worst case stays `limit` tokens like any breakdown. One bucket more than its share tells a
-   * section whether it is complete.
+   * divide), but one row at least each: every section is a scan, and the catalogue prices the overview at one row per
+   * section at least (its cost rule's `sections`), so the worst case is the larger of `limit` and the section count.
+   * One bucket more than its share tells a section whether it is complete.
    */
   private async overview(filter: AdFilter, limit: number): Promise<AdsBreakdown> {
-    const share = (i: number) => Math.floor(limit / OVERVIEW_SECTIONS.length) + (i < limit % OVERVIEW_SECTIONS.length ? 1 : 0);
+    const share = (i: number) => Math.max(1, Math.floor(limit / OVERVIEW_SECTIONS.length) + (i < limit % OVERVIEW_SECTIONS.length ? 1 : 0));
     const results = await Promise.all(OVERVIEW_SECTIONS.map((field, i) => this.store.breakdown(filter, field, share(i) + 1)));
     const sections = OVERVIEW_SECTIONS.map((field, i) => {
       const result = results[i] ?? { total: 0, buckets: [] };
