@@ -54,6 +54,10 @@ export const appConfigSchema = z.object({
   LOGIN_FAILURES_PER_IP: positiveInt(20).describe(
     'failed sign-ins per client address (IPv4 address, IPv6 /64) per LOGIN_LOCK_SECONDS, whatever the email, before that address gets 429 (password spraying)',
   ),
+  LOGIN_HASHES_AT_ONCE: positiveInt(2).describe(
+    'owner password hashes (scrypt, 32 MiB each) one process runs at once; LOGIN_HASHES_WAITING more wait, further sign-ins get 429 + `Retry-After: 1`',
+  ),
+  LOGIN_HASHES_WAITING: positiveInt(16).describe('sign-ins that may wait for a password hash slot (LOGIN_HASHES_AT_ONCE)'),
   LOGIN_LOCK_SECONDS: positiveInt(900).describe(
     'how long failed sign-ins are counted, and the longest pause after too many; a successful sign-in clears its (email, address) count',
   ),
@@ -63,6 +67,9 @@ export const appConfigSchema = z.object({
   ),
   METADATA_DOCUMENT_REQUESTS_PER_MINUTE: positiveInt(30).describe(
     'requests naming a client by a metadata document URL (which may make the server fetch it) accepted per client network per minute (then 429 + `Retry-After`)',
+  ),
+  REVOCATIONS_PER_CLIENT_PER_MINUTE: positiveInt(30).describe(
+    'revocation requests (`/oauth2/revoke`) one authenticated client may make per minute (then 429 + `Retry-After`); failed client authentications are not counted here but as secret failures',
   ),
   CIMD_CACHE_MAX_SECONDS: positiveInt(24 * 3600).describe('longest time a fetched client_id metadata document is cached'),
   CIMD_TEST_LOOPBACK_CA_FILE: z

@@ -15,7 +15,9 @@ export type AddressVerdict = { readonly ok: true } | { readonly ok: false; reado
  * Blocks ipaddr.js calls `unicast` that are not the public internet: benchmarking (198.18.0.0/15, 2001:2::/48), IETF
  * protocol assignments (192.0.0.0/24), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48) and 6to4
  * (2002::/16), which embed an IPv4 address that may be private, deprecated site-local (fec0::/10), discard-only
- * (100::/64) and ORCHID (2001:10::/28, 2001:20::/28).
+ * (100::/64) and ORCHID (2001:10::/28, 2001:20::/28); and what ipaddr.js 1.9.1 predates: IPv4-compatible IPv6
+ * (::/96, deprecated, embeds an IPv4 address), IPv6 documentation (3fff::/20, RFC 9637) and SRv6 SIDs (5f00::/16,
+ * RFC 9602). ::1, in ::/96, stays loopback.
  */
 const NOT_PUBLIC = [
   '198.18.0.0/15',
@@ -28,6 +30,9 @@ const NOT_PUBLIC = [
   '100::/64',
   '2001:10::/28',
   '2001:20::/28',
+  '::/96',
+  '3fff::/20',
+  '5f00::/16',
 ].map((cidr) => ipaddr.parseCIDR(cidr));
 
 /** Globally routable unicast only: private, loopback, link-local, CGNAT, multicast, reserved ... are refused. */
@@ -35,7 +40,7 @@ export function checkAddress(address: string, allowLoopback: boolean): AddressVe
   if (!ipaddr.isValid(address)) return { ok: false, reason: `${address} is not an IP address` };
   const parsed = ipaddr.process(address);
   const range = parsed.range();
-  const blocked = NOT_PUBLIC.find(([network, bits]) =>
+  const blocked = range !== 'loopback' && NOT_PUBLIC.find(([network, bits]) =>
     parsed.kind() === 'ipv4'
       ? network.kind() === 'ipv4' && (parsed as ipaddr.IPv4).match(network as ipaddr.IPv4, bits)
       : network.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(network as ipaddr.IPv6, bits),

@@ -43,9 +43,19 @@ describe('PublicFetcher', () => {
     }
   });
 
+  it.each(['::a00:1', '::808:808', '3fff::1', '3fff:fff:ffff::1', '5f00::1', '5f00:ffff::1'])(
+    'refuses %s: IPv4-compatible (::/96), documentation (3fff::/20) and SRv6 (5f00::/16), which ipaddr.js 1.9.1 calls unicast',
+    (address) => {
+      expect(checkAddress(address, false)).toMatchObject({ ok: false, reason: expect.stringMatching(/not the public internet/) });
+    },
+  );
+
   it('allows the public internet', () => {
     expect(checkAddress('8.8.8.8', false)).toEqual({ ok: true });
     expect(checkAddress('127.0.0.1', true)).toEqual({ ok: true });
+    expect(checkAddress('::1', true)).toEqual({ ok: true });
+    expect(checkAddress('2a00:1450::1', false)).toEqual({ ok: true });
+    expect(checkAddress('4000::1', false)).toEqual({ ok: true });
     expect(checkAddress('10.0.0.1', true)).toMatchObject({ ok: false });
   });
 });

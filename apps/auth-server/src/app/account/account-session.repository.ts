@@ -3,11 +3,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type Redis, InjectRedis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
+import { accountSessionKey, ownerSessionsKey } from '../owners/owner-access';
 
-const sessionKey = (id: string) => `account-session:${id}`;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
-/** Account-page sessions: a random id in a cookie, the owner id in Redis, expiring on their own. */
+/**
+ * Account-page sessions: a random id in a cookie, the owner id in Redis under the id's digest, expiring on their own,
+ * and listed per owner so a new password ends them (owners/owner-access.ts).
+ */
 @Injectable()
 export class AccountSessionRepository {
   constructor(
@@ -21,16 +24,22 @@ export class AccountSessionRepository {
 
   async create(ownerId: string): Promise<string> {
     const id = randomBytes(32).toString('base64url');
-    await this.redis.set(sessionKey(id), ownerId, 'EX', this.ttlSeconds);
+    const key = accountSessionKey(id);
+    await this.redis
+      .multi()
+      .set(key, ownerId, 'EX', this.ttlSeconds)
+      .sadd(ownerSessionsKey(ownerId), key)
+      .expire(ownerSessionsKey(ownerId), this.ttlSeconds)
+      .exec();
     return id;
   }
 
   async ownerOf(id: string | undefined): Promise<string | undefined> {
     if (!id || !SESSION_ID.test(id)) return undefined;
-    return (await this.redis.get(sessionKey(id))) ?? undefined;
+    return (await this.redis.get(accountSessionKey(id))) ?? undefined;
   }
 
   async destroy(id: string): Promise<void> {
-    await this.redis.del(sessionKey(id));
+    await this.redis.del(accountSessionKey(id));
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Body, Controller, Get, HttpStatus, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpStatus, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { CookieOptions, Request, Response } from 'express';
 import { APP_CONFIG } from '@adintel/config';
 import { ServiceError } from '@adintel/contracts';
@@ -150,10 +150,16 @@ export class AccountController {
   }
 }
 
+/** A cookie's value; one a client mangled (bad percent-encoding) is the client's error: 400 naming it, never a 500. */
 function cookie(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [key, ...rest] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(rest.join('='));
+    if (key !== name) continue;
+    try {
+      return decodeURIComponent(rest.join('='));
+    } catch {
+      throw new BadRequestException(`the cookie ${name} is malformed (invalid percent-encoding): clear it and sign in again`);
+    }
   }
   return undefined;
 }

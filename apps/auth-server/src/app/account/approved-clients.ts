@@ -3,7 +3,7 @@ import { InjectRedis, type Redis } from '@adintel/redis';
 import type Provider from 'oidc-provider';
 import { modelKey } from '../oidc/redis-adapter';
 import { InjectOidcProvider } from '../oidc/oidc.tokens';
-import { RevocationList } from '../oidc/revocation-list';
+import { OwnerAccess, ownerGrantsKey } from '../owners/owner-access';
 
 /** One OAuth client an owner approved (a grant of the code flow), as the account page lists it. */
 export interface ApprovedClient {
@@ -20,8 +20,6 @@ interface Stored {
   last_used_at: string;
 }
 
-/** hash: grant id -> Stored, one per owner. */
-const ownerGrantsKey = (ownerId: string) => `owner-grants:${ownerId}`;
 /** As long as a grant lives (oidc-provider's Grant TTL, oidc-provider.factory.ts). */
 const GRANT_TTL_SECONDS = 30 * 24 * 3600;
 
@@ -37,7 +35,7 @@ export class ApprovedClients implements OnModuleInit {
   constructor(
     @InjectRedis() private readonly redis: Redis,
     @InjectOidcProvider() private readonly provider: Provider,
-    private readonly revocations: RevocationList,
+    private readonly access: OwnerAccess,
   ) {}
 
   onModuleInit() {
@@ -80,9 +78,7 @@ export class ApprovedClients implements OnModuleInit {
     if (!(await this.redis.hexists(ownerGrantsKey(ownerId), grantId))) return false;
     const grant = await this.provider.Grant.find(grantId);
     if (grant && grant.accountId !== ownerId) return false;
-    await Promise.all([grant?.destroy(), this.provider.RefreshToken.revokeByGrantId(grantId), this.provider.AuthorizationCode.revokeByGrantId(grantId)]);
-    await this.revocations.revoke('grant', grantId);
-    await this.redis.hdel(ownerGrantsKey(ownerId), grantId);
+    await this.access.endGrant(ownerId, grantId);
     this.logger.log(`grant ${grantId} revoked by ${ownerId}`);
     return true;
   }

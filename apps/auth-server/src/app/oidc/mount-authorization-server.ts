@@ -13,6 +13,7 @@ import { checkRegistration } from './registration-policy';
 import { type Admission, RegistrationRateLimiter } from './registration-rate-limiter';
 import { clientIdOf, TokenFailureLimiter } from './token-failure-limiter';
 import { RevokedAccessTokens } from './revoked-access-tokens';
+import { RevocationRateLimiter } from './revocation-rate-limiter';
 import { adaptTokenRequest } from './token-request';
 
 const METADATA_PATHS = new Set(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
@@ -71,7 +72,8 @@ async function refusedByLimit(
  * Puts oidc-provider in front of Nest's body parsers (call before `listen`):
  * - every request sees the public origin (PUBLIC_BASE_URL), whatever host and port it reached us on;
  * - POST /oauth2/register: the metadata allow-list, then the limits per network and on trials;
- * - POST /oauth2/token and /oauth2/revoke: wrong client secrets limited per address, secrets digested;
+ * - POST /oauth2/token and /oauth2/revoke: wrong client secrets limited per address, secrets digested; revocations
+ *   limited per client;
  *   at the token endpoint `audience` -> `resource`, unknown scopes refused;
  * - requests naming a client by metadata document URL: limited per network;
  * - the provider answers its own paths (unframeable, JWT access tokens revocable); everything else goes on to Nest.
@@ -83,6 +85,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   const tokenFailures = app.get(TokenFailureLimiter);
   const metrics = app.get(AppMetrics);
   const metadataFetches = app.get(MetadataFetchLimiter);
+  const revocations = app.get(RevocationRateLimiter);
   const logger = new Logger('AuthorizationServer');
   const publicUrl = new URL(config.PUBLIC_BASE_URL);
   provider.use(app.get(RevokedAccessTokens).accessTokenRevocation());
@@ -163,7 +166,29 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
       next();
     }),
   );
-  app.use(`${OAUTH_PREFIX}/revoke`, countingSecretFailures('revocation endpoint', (_req, _res, next) => next()));
+  app.use(
+    `${OAUTH_PREFIX}/revoke`,
+    countingSecretFailures('revocation endpoint', async (req, res, next) => {
+      let window: string | undefined;
+      const clientId = clientIdOf(req.headers.authorization, req.body as Record<string, unknown>);
+      const limited = await refusedByLimit(
+        res,
+        metrics,
+        async () => {
+          const admitted = await revocations.admit(clientId);
+          if (admitted.allowed) window = admitted.window;
+          return admitted;
+        },
+        { tooMany: 'too many revocation requests from this client; try again later', unavailable: 'the revocation endpoint is unavailable right now' },
+      );
+      if (limited) return;
+      res.on('finish', () => {
+        if (res.statusCode !== 401 || !window) return;
+        revocations.giveBack(window).catch((error: unknown) => logger.warn(`could not give back a refused revocation's count: ${(error as Error).message}`));
+      });
+      next();
+    }),
+  );
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     if (!servedByProvider(req.path)) return next();

@@ -14,6 +14,7 @@ import { InjectOidcProvider, KEY_MATERIAL, OIDC_PROVIDER } from './oidc.tokens';
 import { MetadataFetchLimiter } from './metadata-fetch-limiter';
 import { RegistrationRateLimiter } from './registration-rate-limiter';
 import { RevocationList } from './revocation-list';
+import { RevocationRateLimiter } from './revocation-rate-limiter';
 import { RevokedAccessTokens } from './revoked-access-tokens';
 import { TokenFailureLimiter } from './token-failure-limiter';
 
@@ -49,9 +50,10 @@ class AgentRegistrationListener implements OnModuleInit {
     AgentRegistrationListener,
     ClientLifetime,
     RevocationList,
+    RevocationRateLimiter,
     RevokedAccessTokens,
     MetadataFetchLimiter,
   ],
-  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter, ClientLifetime, RevocationList, RevokedAccessTokens, MetadataFetchLimiter],
+  exports: [OIDC_PROVIDER, KEY_MATERIAL, RegistrationRateLimiter, TokenFailureLimiter, ClientLifetime, RevocationList, RevokedAccessTokens, MetadataFetchLimiter, RevocationRateLimiter],
 })
 export class OidcModule {}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Redis } from '@adintel/redis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { storedClientSecret } from './client-secret-hash';
@@ -7,11 +8,30 @@ const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', '
 /** Models used once: a hash, so `consume` can mark them without rewriting the payload. */
 const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
+/**
+ * Models whose ids are not secrets: a client id is public, a grant id only names a grant. Every other id (a session,
+ * an interaction, an authorization code, a refresh token ...) is a bearer secret: its key holds a digest of it
+ * (`secretKeyName`), never the value, so a key name read anywhere (a dump, a log, a SCAN) opens nothing.
+ */
+const PLAIN_IDS = new Set(['Client', 'Grant']);
+
 const grantKey = (grantId: string) => `grant:${grantId}`;
 /** The key of one record of a model (`Client`, `Grant`, ...), for code outside the adapter that manages its lifetime. */
-export const modelKey = (model: string, id: string) => `${model}:${id}`;
-const userCodeKey = (userCode: string) => `userCode:${userCode}`;
-const uidKey = (uid: string) => `uid:${uid}`;
+export const modelKey = (model: string, id: string) => (PLAIN_IDS.has(model) ? `${model}:${id}` : `${model}:${secretKeyName(id)}`);
+/** The key of a record written before ids were digested (read, consumed and deleted until it expires). */
+const legacyKey = (model: string, id: string) => `${model}:${id}`;
+const userCodeKey = (userCode: string) => `userCode:${secretKeyName(userCode)}`;
+const uidKey = (uid: string) => `uid:${secretKeyName(uid)}`;
+
+/** A secret as it appears in a key name: its SHA-256 (the secrets are random, 128 bits or more: no salt needed). */
+export const secretKeyName = (secret: string) => createHash('sha256').update(secret).digest('base64url');
+
+/** Deletes a grant and every code and refresh token issued on it (the adapter lists them per grant). */
+export async function destroyGrant(redis: Redis, grantId: string): Promise<void> {
+  const list = grantKey(grantId);
+  const keys = await redis.lrange(list, 0, -1);
+  await redis.del(modelKey('Grant', grantId), ...keys, list);
+}
 
 /**
  * oidc-provider storage on Redis, one adapter instance per model. Every record expires with its
@@ -56,7 +76,10 @@ export function redisAdapterFactory(redis: Redis, options: { clientTtlSeconds: n
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      const key = this.key(id);
+      return (await this.findAt(this.key(id))) ?? (PLAIN_IDS.has(this.name) ? undefined : this.findAt(legacyKey(this.name, id)));
+    }
+
+    private async findAt(key: string): Promise<AdapterPayload | undefined> {
       if (CONSUMABLE.has(this.name)) {
         const { payload, consumed } = await redis.hgetall(key);
         if (!payload) return undefined;
@@ -83,11 +106,12 @@ export function redisAdapterFactory(redis: Redis, options: { clientTtlSeconds: n
     }
 
     async consume(id: string): Promise<void> {
-      await redis.hset(this.key(id), 'consumed', Math.floor(Date.now() / 1000));
+      const key = PLAIN_IDS.has(this.name) || (await redis.exists(this.key(id))) ? this.key(id) : legacyKey(this.name, id);
+      await redis.hset(key, 'consumed', Math.floor(Date.now() / 1000));
     }
 
     async destroy(id: string): Promise<void> {
-      await redis.del(this.key(id));
+      await redis.del(this.key(id), legacyKey(this.name, id));
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { APP_CONFIG } from '@adintel/config';
+import { AppMetrics } from '@adintel/observability';
+import type { AppConfig } from '../../config';
+import { HashSlots } from './hash-slots';
+import { OwnerAccess } from './owner-access';
 import { decoyHash, hashPassword, verifyPassword } from './password-hasher';
 import { OwnersRepository, type OwnerRecord } from './owners.repository';
 import { LoginThrottle } from './login-throttle';
@@ -22,10 +27,20 @@ const normalizeEmail = (email: string) => email.trim().toLowerCase();
 /** Owner accounts: created by an operator, signed in with email + password. No public sign-up. */
 @Injectable()
 export class OwnersService {
+  private readonly hashes: HashSlots;
+
   constructor(
     private readonly owners: OwnersRepository,
     private readonly throttle: LoginThrottle,
-  ) {}
+    private readonly access: OwnerAccess,
+    @Inject(APP_CONFIG) config: AppConfig,
+    // Absent in the create-owner command, which never signs anyone in.
+    @Optional() metrics?: AppMetrics,
+  ) {
+    this.hashes = new HashSlots({ running: config.LOGIN_HASHES_AT_ONCE, waiting: config.LOGIN_HASHES_WAITING }, () =>
+      metrics?.recordLimitRefusal('login_hashes_busy'),
+    );
+  }
 
   /** Creates the owner, or updates password and plan of the owner with that email. */
   async createOrUpdate(input: { email: string; password: string; plan: string }): Promise<{ owner: OwnerRecord; created: boolean }> {
@@ -40,6 +55,8 @@ export class OwnersService {
     const existing = await this.owners.findByEmail(email);
     if (existing) {
       await this.owners.update(existing.owner_id, { password_hash, plan: input.plan, updated_at: now });
+      // A password set anew: whoever knew the old one keeps nothing it opened (sessions, approved applications).
+      await this.access.endAll(existing.owner_id);
       return { owner: { ...existing, password_hash, plan: input.plan, updated_at: now }, created: false };
     }
     const owner: OwnerRecord = {
@@ -66,15 +83,12 @@ export class OwnersService {
    */
   async authenticate(email: string, password: string, ip: string): Promise<OwnerRecord | undefined> {
     const normalized = normalizeEmail(email);
-    await this.throttle.assertAllowed(normalized, ip);
+    await this.throttle.attempt(normalized, ip);
     const owner = await this.owners.findByEmail(normalized);
-    const valid = await verifyPassword(password, owner?.password_hash ?? (await decoyHash()));
-    if (owner && valid) {
-      await this.throttle.clear(normalized, ip);
-      return owner;
-    }
-    await this.throttle.recordFailure(normalized, ip);
-    return undefined;
+    const valid = await this.hashes.run(async () => verifyPassword(password, owner?.password_hash ?? (await decoyHash())));
+    if (!owner || !valid) return undefined;
+    await this.throttle.succeeded(normalized, ip);
+    return owner;
   }
 
   findById(ownerId: string): Promise<OwnerRecord | undefined> {
