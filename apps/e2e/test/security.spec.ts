@@ -133,6 +133,24 @@ describe('security of the running service', () => {
         await waitUntil(async () => (await getJson(stack.baseUrl, tokens.access_token, '/api/v1/usage')).body['plan'] === 'pro', 5_000, 100);
       });
 
+      // Issue 33 finding 12: whoever learnt the old password keeps nothing it opened.
+      it('a new password set with create-owner revokes every application she approved: its tokens stop within seconds', async () => {
+        const other = { email: `renewed-${Date.now()}@example.com`, password: 'the first password' };
+        await createOwner(stack.redisUrl, other.email, other.password);
+        const clientId = await registerPublicClient(stack.baseUrl, redirectUri);
+        registered++;
+        const tokens = await approveAndExchange(stack.baseUrl, other, clientId, redirectUri);
+        expect(await accepted(tokens.access_token)).toEqual({ rest: 200, mcp: 200 });
+        await createOwner(stack.redisUrl, other.email, 'a second, new password');
+        expect(await refusedWithin(tokens.access_token, 5_000)).toBeLessThan(5_000);
+        const refresh = await fetch(`${stack.baseUrl}/oauth2/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }),
+        });
+        expect(refresh.status).toBe(400);
+      });
+
       it("a replayed authorization code's grant is revoked, and so are its access tokens at the gateway", async () => {
         const clientId = await registerPublicClient(stack.baseUrl, redirectUri);
         registered++;
@@ -258,7 +276,7 @@ describe('security of the running service', () => {
       ['GET', 'auth:owner:x'],
       ['SCAN', '0'],
       ['EVAL', "return redis.call('XTRIM', KEYS[1], 'MAXLEN', 0)", '1', 'ingest:probe'],
-    ])('the producer is refused %j', async (...command) => {
+    ].map((command) => [command]))('the producer is refused %j', async (command) => {
       expect(await asUser('producer', command)).toMatch(/^(NOPERM|ERR)$/);
     });
 
