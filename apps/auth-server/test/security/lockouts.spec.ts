@@ -6,6 +6,9 @@ import { authServerFor, counterValue } from './support';
  * anywhere, and an owner's email was locked by anyone's wrong passwords while sixty emails sprayed from one
  * address were never limited. The auth server as a real process; addresses come as X-Forwarded-For (trusted loopback).
  */
+// Each sign-in hashes a password (scrypt): on a busy machine a test of several takes more than jest's 5 s.
+jest.setTimeout(60_000);
+
 describe('strangers cannot lock anyone out', () => {
   const server = authServerFor({
     TOKEN_FAILURES_PER_CLIENT: '3',
@@ -76,13 +79,14 @@ describe('strangers cannot lock anyone out', () => {
       for (let i = 0; i < 3; i++) statuses.push((await signIn(email, `wrong ${i}`, stranger)).status);
       const paused = await signIn(email, password, stranger);
       expect([...statuses, paused.status]).toEqual([401, 401, 401, 429]);
-      expect(Number(paused.headers.get('retry-after'))).toBe(2);
+      // The wait starts when the third attempt is counted, before its password is hashed (issue 33 finding 9).
+      expect([1, 2]).toContain(Number(paused.headers.get('retry-after')));
       expect((await signIn(email, password, '198.51.100.30')).status).toBe(303);
       await new Promise((resolve) => setTimeout(resolve, 2_100));
       expect((await signIn(email, 'wrong again', stranger)).status).toBe(401);
       const longer = await signIn(email, password, stranger);
       expect(longer.status).toBe(429);
-      expect(Number(longer.headers.get('retry-after'))).toBe(4);
+      expect([3, 4]).toContain(Number(longer.headers.get('retry-after')));
     });
 
     it('stops password spraying: many emails from one address get 429', async () => {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRedis, type Redis } from '@adintel/redis';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../../config';
+import { secretKeyName } from './redis-adapter';
 
 /**
  * The stream of revocations every resource server follows (the gateway reads it as `{REDIS_KEY_PREFIX}revocations`,
@@ -15,7 +15,7 @@ export const REVOCATION_STREAM = 'revocations';
 export type RevocationKind = 'token' | 'grant';
 
 /** Marks what is listed, until its entry is no longer needed (its `until`); a digest, as the id may be a token's. */
-const listedKey = (kind: RevocationKind, id: string) => `revoked:${kind}:${createHash('sha256').update(id).digest('base64url')}`;
+const listedKey = (kind: RevocationKind, id: string) => `revoked:${kind}:${secretKeyName(id)}`;
 
 /**
  * Lua: adds the entry only if it is not listed yet (KEYS[1] marks it until ARGV[1], epoch seconds), trimming entries

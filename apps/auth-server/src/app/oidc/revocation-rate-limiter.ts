@@ -24,8 +24,9 @@ export class RevocationRateLimiter {
 
   async admit(clientId: string | undefined): Promise<RevocationAdmission> {
     const name = counter(clientId ?? 'unnamed');
-    const { count, secondsLeft } = await countHit(this.redis, name, MINUTE);
-    if (count <= this.config.REVOCATIONS_PER_CLIENT_PER_MINUTE) return { allowed: true, window: currentWindow(name, MINUTE).key };
+    const now = Date.now();
+    const { count, secondsLeft } = await countHit(this.redis, name, MINUTE, now);
+    if (count <= this.config.REVOCATIONS_PER_CLIENT_PER_MINUTE) return { allowed: true, window: currentWindow(name, MINUTE, now).key };
     return { allowed: false, limit: 'revocations_per_client', retryAfterSeconds: secondsLeft };
   }
 
