@@ -18,7 +18,8 @@ export class StoreLoad {
   static begin(target: string, say: (line: string) => void): StoreLoad {
     const load = new StoreLoad(target);
     if (sqliteFiles(load.file).some(existsSync)) {
-      say(`found ${load.file}, left by a seed or ingest that was stopped before it finished: removing it (the store at ${target} is as it was)`);
+      const store = existsSync(target) ? `the store at ${target} is as it was` : 'there is no store yet: this load makes the first';
+      say(`found ${load.file}, left by a seed or ingest that was stopped before it finished: removing it (${store})`);
       load.discard();
     }
     return load;
