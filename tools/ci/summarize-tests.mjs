@@ -1,12 +1,19 @@
 #!/usr/bin/env node
 // Adds up the test counts of one `npm test` run (jest "Tests:" lines and node --test "ℹ pass/fail/skipped"
-// lines, as Nx streams them) and prints one plain closing line: "tests: N passed, N failed, N skipped".
+// lines, as Nx streams them), lists the ten slowest suites (jest's "PASS/FAIL <project> <file> (N s)" lines, which
+// jest prints for a suite over 5 s, and each project's whole node --test run, "ℹ duration_ms"), and ends with one
+// plain closing line: "tests: N passed, N failed, N skipped".
 import { readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 
 const text = stripVTControlCharacters(readFileSync(process.argv[2], 'utf8'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
+const suites = [];
 for (const line of text.split('\n')) {
+  const suite = line.match(/(?:PASS|FAIL)\s+\S+\s+(\S+)\s+\((\d+(?:\.\d+)?) s\)/);
+  if (suite) suites.push({ name: suite[1], seconds: Number(suite[2]) });
+  const nodeRun = line.match(/^(?:([\w-]+):\s+)?ℹ duration_ms (\d+(?:\.\d+)?)/);
+  if (nodeRun) suites.push({ name: `${nodeRun[1] ?? '?'} (node --test, every file)`, seconds: Number(nodeRun[2]) / 1000 });
   const jest = line.match(/Tests:\s+(.*)\s+\d+ total/);
   if (jest) {
     for (const [, count, kind] of jest[1].matchAll(/(\d+) (passed|failed|skipped|todo)/g)) {
@@ -16,5 +23,9 @@ for (const line of text.split('\n')) {
   }
   const node = line.match(/ℹ (pass|fail|skipped) (\d+)\s*$/);
   if (node) totals[{ pass: 'passed', fail: 'failed', skipped: 'skipped' }[node[1]]] += Number(node[2]);
+}
+if (suites.length) {
+  console.log('slowest suites:');
+  for (const { name, seconds } of suites.sort((a, b) => b.seconds - a.seconds).slice(0, 10)) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${name}`);
 }
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -26,3 +26,18 @@ test('adds up jest and node test runner counts, colours and Nx prefixes included
 test('says zero when no runner reported', () => {
   assert.equal(summarize('nothing ran\n'), 'tests: 0 passed, 0 failed, 0 skipped');
 });
+
+test('lists the ten slowest suites, jest files and node --test runs, slowest first, before the closing line', () => {
+  const jest = Array.from({ length: 11 }, (_, i) => `e2e: PASS e2e apps/e2e/test/s${i}.spec.ts (${10 + i}.5 s)`);
+  const log = [...jest, 'query-api: FAIL query-api apps/query-api/test/x.process.spec.ts (99.0 s)', 'dev-stack: ℹ duration_ms 150123.4', 'e2e: Tests: 12 passed, 12 total'].join('\n');
+  const lines = summarize(log).split('\n');
+  assert.equal(lines[0], 'slowest suites:');
+  assert.deepEqual(lines.slice(1, 4).map((line) => line.trim()), [
+    '150.1 s  dev-stack (node --test, every file)',
+    '99.0 s  apps/query-api/test/x.process.spec.ts',
+    '20.5 s  apps/e2e/test/s10.spec.ts',
+  ]);
+  assert.equal(lines.length, 12); // the heading, ten suites, the closing line
+  assert.ok(!lines.some((line) => line.includes('s0.spec.ts')), 'the eleventh is left out');
+  assert.equal(lines.at(-1), 'tests: 12 passed, 0 failed, 0 skipped');
+});

@@ -2,8 +2,8 @@
 // here those lines go to one file per app under data/logs/, and the terminal gets short progress lines, one
 // line per app when it is ready, and the apps' error lines. LOG_FORMAT=json puts every JSON line on the
 // terminal too, as before.
-import { spawnSync } from 'node:child_process';
-import { createWriteStream, mkdirSync, openSync, closeSync, readFileSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -42,10 +42,26 @@ export function createConsole({ root, env: given = process.env, out = process.st
   closeSync(openSync(setupLog, 'w'));
   const started = Date.now();
   const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
-  const print = (line) => out.write(`${line}\n`);
-  // In a terminal a step's "…" line is replaced by its outcome; in a pipe (CI, a test) both lines stay.
-  const pending = (line) => out.write(out.isTTY ? line : `${line}\n`);
-  const settled = (line) => out.write(out.isTTY ? `\r\x1b[2K${line}\n` : `${line}\n`);
+  // In a terminal a step's "…" line is replaced by its outcome, unless another line came in between (two steps at
+  // once, a step's notices); in a pipe (CI, a test) both lines stay.
+  let openLine = null;
+  const print = (line) => {
+    if (openLine !== null) out.write('\n');
+    openLine = null;
+    out.write(`${line}\n`);
+  };
+  const pending = (line) => {
+    if (!out.isTTY) return print(line);
+    if (openLine !== null) out.write('\n');
+    out.write(line);
+    openLine = line;
+  };
+  const settled = (line, pendingLine) => {
+    if (openLine === pendingLine && out.isTTY) {
+      out.write(`\r\x1b[2K${line}\n`);
+      openLine = null;
+    } else print(line);
+  };
   /** Per app: settles once its output is all in its log file. */
   const flushed = new Map();
   let nameWidth = 0;
@@ -53,28 +69,40 @@ export function createConsole({ root, env: given = process.env, out = process.st
   return {
     logDir,
 
-    /** Runs one set-up command to completion; its output goes to setup.log (and the terminal with json). */
-    step(title, cmd, args, { cwd }) {
+    /**
+     * Runs one set-up command to completion; its output goes to setup.log (and the terminal with json). Steps may run
+     * side by side (await each). `notices`: the command's stderr lines are shown too, indented (what it found, its
+     * progress): for a step that can take a while.
+     */
+    async step(title, cmd, args, { cwd, notices = false }) {
       const since = Date.now();
-      let result;
-      if (format === 'json') {
-        print(`\n▶ ${title}`);
-        result = spawnSync(cmd, args, { cwd, env: { ...env, NX_TUI: 'false' }, stdio: 'inherit' });
-      } else {
-        pending(`… ${title}`);
-        const fd = openSync(setupLog, 'a');
-        writeSync(fd, `\n▶ ${title}: ${cmd} ${args.join(' ')}\n`);
-        result = spawnSync(cmd, args, { cwd, env: { ...env, NX_TUI: 'false' }, stdio: ['ignore', fd, fd] });
-        closeSync(fd);
+      const json = format === 'json';
+      if (json) print(`\n▶ ${title}`);
+      else pending(`… ${title}`);
+      const log = json ? null : createWriteStream(setupLog, { flags: 'a' });
+      log?.write(`\n▶ ${title}: ${cmd} ${args.join(' ')}\n`);
+      const child = spawn(cmd, args, { cwd, env: { ...env, NX_TUI: 'false' }, stdio: json ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+      if (log) {
+        child.stdout.pipe(log, { end: false });
+        createInterface({ input: child.stderr }).on('line', (line) => {
+          log.write(`${line}\n`);
+          if (notices && line.trim()) print(`  ${line}`);
+        });
       }
-      if (result.status === 0) {
-        if (format !== 'json') settled(`✔ ${title} (${seconds(since)})`);
+      const [status, error] = await new Promise((resolve) => {
+        child.once('error', (e) => resolve([null, e]));
+        child.once('close', (code, signal) => resolve([code ?? signal, null]));
+      });
+      await new Promise((resolve) => (log ? log.end(resolve) : resolve()));
+      if (status === 0) {
+        if (!json) settled(`✔ ${title} (${seconds(since)})`, `… ${title}`);
         return;
       }
-      if (format !== 'json' && out.isTTY) out.write('\n');
-      err.write(`✖ ${title} failed (exit ${result.status ?? result.signal ?? result.error?.message})\n`);
-      if (format !== 'json') err.write(`${tail(setupLog, 20)}\n  (the whole output: ${shown(SETUP_LOG)})\n`);
-      process.exit(result.status ?? 1);
+      if (openLine !== null) out.write('\n');
+      openLine = null;
+      err.write(`✖ ${title} failed (exit ${status ?? error?.message})\n`);
+      if (!json) err.write(`${tail(setupLog, 20)}\n  (the whole output: ${shown(SETUP_LOG)})\n`);
+      process.exit(typeof status === 'number' ? status : 1);
     },
 
     /** Says where the logs go, once, before the apps start. */

@@ -1,18 +1,20 @@
 // The demo owner of `npm start`: created once per Redis with a password made here, printed once, stored nowhere.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 
 export const DEMO_OWNER = 'demo@example.com';
 
 /**
- * Runs create-owner with --if-absent and a fresh password, passed in OWNER_PASSWORD (a command line is readable
+ * Runs the built create-owner (what `nx run auth-server:create-owner` runs, without another nx start: the caller
+ * has built the apps) with --if-absent and a fresh password, passed in OWNER_PASSWORD (a command line is readable
  * by every user of the machine). Returns the password when the owner was created now, undefined when it existed.
  */
-export function createDemoOwner({ root, nx }) {
+export function createDemoOwner({ root }) {
   const password = randomBytes(12).toString('base64url');
-  const args = ['run', 'auth-server:create-owner', `--email=${DEMO_OWNER}`, '--plan=pro', '--if-absent', '--outputStyle=stream'];
-  const result = spawnSync(nx, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NX_TUI: 'false', OWNER_PASSWORD: password } });
-  // create-owner's one result line, which nx may prefix with the project name.
+  const args = [join(root, 'dist/apps/auth-server/create-owner.js'), `--email=${DEMO_OWNER}`, '--plan=pro', '--if-absent'];
+  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, OWNER_PASSWORD: password } });
+  // create-owner's one result line.
   const outcome = (result.stdout ?? '')
     .split('\n')
     .filter((line) => line.includes('{"owner_id"'))

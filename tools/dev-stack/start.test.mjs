@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_PORTS } from './routes.mjs';
@@ -16,8 +17,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const APPS = Object.keys(APP_PORTS);
 const TOUR = 'Ad intelligence is up at';
 
-/** Runs start.mjs until its tour is printed (or it exits), then stops it with Ctrl-C's signal. */
-async function runStart(env) {
+/**
+ * Runs start.mjs until its tour is printed (or it exits, or `until(stdout)` holds), then stops it as Ctrl-C does
+ * (`signal` to its whole process group, the set-up steps' children included).
+ */
+async function runStart(env, { until = (stdout) => stdout.includes(TOUR), signal = 'SIGINT' } = {}) {
   const port = await freePort();
   const inherited = { ...process.env };
   delete inherited.PUBLIC_BASE_URL; // derived from PUBLIC_PORT, as a newcomer has it
@@ -25,6 +29,7 @@ async function runStart(env) {
     cwd: root,
     env: { ...inherited, PUBLIC_PORT: String(port), REDIS_URL: 'redis://127.0.0.1:6379/6', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // a process group of its own, as a terminal's foreground job is
   });
   let stdout = '';
   let stderr = '';
@@ -32,11 +37,11 @@ async function runStart(env) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = once(child, 'exit');
   const deadline = Date.now() + 600_000; // a first build of the four apps on a busy 2-core machine
-  while (!stdout.includes(TOUR) && child.exitCode === null && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  while (!until(stdout) && child.exitCode === null && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const upBeforeStop = stdout.includes(TOUR);
-  if (child.exitCode === null) child.kill('SIGINT');
+  if (child.exitCode === null) process.kill(-child.pid, signal);
   const [code] = await exited;
   return { stdout, stderr, code, upBeforeStop, port };
 }
@@ -60,6 +65,42 @@ test('an unknown LOG_FORMAT stops npm start before it does anything', async () =
   assert.equal(stdout, '');
 });
 
+const STORE = join(root, 'data/query/ads.sqlite');
+
+/** What the demo store holds (the test's own SQL), or null when there is no store. */
+function storeCounts() {
+  if (!existsSync(STORE)) return null;
+  const db = new DatabaseSync(STORE, { readOnly: true });
+  try {
+    const n = (sql) => Number(db.prepare(sql).get().n);
+    const finished = Boolean(db.prepare("SELECT value FROM meta WHERE key = 'generation'").get()?.value);
+    return { ads: n('SELECT count(*) AS n FROM ads'), entities: n('SELECT count(*) AS n FROM entities'), finished };
+  } finally {
+    db.close();
+  }
+}
+
+// A newcomer's first run stopped during the seed (Ctrl-C, then a kill), then started again. Runs where no demo store
+// exists yet (CI's fresh clone); a developer's machine that has one skips it, rather than lose the store.
+test('a first run stopped during its seed leaves no store; the next start says what it found and comes up with every ad', { skip: existsSync(STORE) && `${STORE} exists` }, async () => {
+  const stops = [
+    { signal: 'SIGINT', at: /^ {2}ingest: \d+ rows, \d+ %/m },
+    { signal: 'SIGKILL', at: /^ {2}rows written: building indexes and rollups/m },
+  ];
+  for (const { signal, at } of stops) {
+    const { stdout, stderr } = await runStart({ LOG_FORMAT: '' }, { until: (out) => at.test(out), signal });
+    assert.match(stdout, at, `npm start never got to ${at}:\n${stdout}\n${stderr}`);
+    assert.equal(storeCounts(), null, `no store after ${signal}`);
+  }
+  const { stdout, stderr, upBeforeStop } = await runStart({ LOG_FORMAT: '' });
+  assert.ok(upBeforeStop, `npm start never printed its tour:\n${stdout}\n${stderr}`);
+  assert.match(stdout, /^ {2}found \S+ads\.sqlite\.loading, left by a seed or ingest that was stopped before it finished: removing it/m);
+  assert.match(stdout, /^ {2}switched \S+ads\.sqlite to the finished load$/m);
+  const counts = storeCounts();
+  assert.deepEqual({ ads: counts.ads, finished: counts.finished }, { ads: 100_000, finished: true });
+  assert.ok(counts.entities > 1_000, `${counts.entities} entity records`);
+});
+
 test('the console shows progress, one ready line per app and the tour, no JSON; the JSON logs are in data/logs', async () => {
   const { stdout, stderr, code, upBeforeStop, port } = await runStart({ LOG_FORMAT: '' });
   assert.ok(upBeforeStop, `npm start never printed its tour:\n${stdout}\n${stderr}`);
@@ -71,11 +112,14 @@ test('the console shows progress, one ready line per app and the tour, no JSON; 
     'no JSON log line on the console',
   );
   assert.match(stdout, /^✔ Checking Redis \(\d+\.\d s\)$/m);
-  assert.match(stdout, /^✔ Building the four apps \(\d+\.\d s\)$/m);
+  assert.match(stdout, /^✔ Building query-api \(\d+\.\d s\)$/m);
+  assert.match(stdout, /^✔ Building auth-server, mcp-gateway, metering \(\d+\.\d s\)$/m);
+  assert.match(stdout, /^✔ Seeding demo data \(first run only\) \(\d+\.\d s\)$/m);
+  assert.match(stdout, /^ {2}the sqlite store already holds 100000 ads: not seeding/m);
   for (const app of APPS) assert.match(stdout, new RegExp(`^✔ ${app} +ready on http://[^ ]+:${APP_PORTS[app]} `, 'm'));
   assert.match(stdout, new RegExp(`${TOUR} http://localhost:${port}`));
-  // Short: the steps, the ready lines, the tour and the stop lines, not hundreds of log lines.
-  assert.ok(lines.length < 40, `${lines.length} lines on the console:\n${stdout}`);
+  // Short: the steps, the seed's few lines, the ready lines, the tour and the stop lines, not hundreds of log lines.
+  assert.ok(lines.length < 45, `${lines.length} lines on the console:\n${stdout}`);
 
   for (const app of APPS) {
     const path = join(root, LOG_DIR, `${app}.log`);
@@ -83,7 +127,7 @@ test('the console shows progress, one ready line per app and the tour, no JSON; 
     const entries = readFileSync(path, 'utf8').split('\n').map(parseLogLine).filter(Boolean);
     assert.ok(entries.some((entry) => entry.service === app && entry.msg === 'listening'), `${app}.log holds its JSON lines`);
   }
-  assert.match(readFileSync(join(root, LOG_DIR, 'setup.log'), 'utf8'), /▶ Building the four apps/);
+  assert.match(readFileSync(join(root, LOG_DIR, 'setup.log'), 'utf8'), /▶ Building query-api/);
 });
 
 test('LOG_FORMAT=json puts every app\'s JSON lines on the terminal as well', async () => {

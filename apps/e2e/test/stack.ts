@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from '@adintel/redis';
@@ -43,7 +43,8 @@ export interface StackOptions {
   readonly ads?: number;
   /**
    * query-api's DATA_DIR, kept after stop so a large seeded store is reused by the next run (the seed skips a
-   * store that already holds ads). Default: a temporary folder removed on stop.
+   * store that already holds ads). Default: a temporary folder removed on stop, holding a copy of the seeded store
+   * of this build (seededStore).
    */
   readonly queryDataDir?: string;
   /** QUERY_WORKERS (default 1). */
@@ -131,7 +132,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       options.trialAllowance === undefined ? {} : { PLANS: JSON.stringify({ trial: { allowance: options.trialAllowance, period: 'lifetime' } }) },
     );
 
-    await run('query-api seed', [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(options.ads ?? SEEDED_ADS)], queryEnv);
+    const ads = options.ads ?? SEEDED_ADS;
+    if (options.queryDataDir) await run('query-api seed', [SEED_CLI, 'seed', '--count', String(ads)], queryEnv);
+    else cpSync(await seededStore(ads, queryEnv), queryDir, { recursive: true });
     const queryReplicas = Array.from({ length: options.queryReplicas ?? 1 }, (_, i) => {
       if (i === 0) return queryEnv;
       cpSync(queryDir, join(dataDir, `query-${i}`), { recursive: true });
@@ -200,6 +203,36 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await stop();
     throw error;
   }
+}
+
+const SEED_CLI = join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js');
+const SEEDS_DIR = join(WORKSPACE_ROOT, 'tmp', 'e2e-seeds');
+
+/**
+ * The DATA_DIR of a store seeded with `ads` demo ads by this build's CLI, made once and then copied by every suite
+ * (a seed of 3,000 ads costs tens of seconds of CPU; a copy, well under one). Keyed by the CLI's bytes, so a new
+ * build seeds anew; made beside its final place and renamed when complete, so a run stopped midway leaves none.
+ */
+async function seededStore(ads: number, env: Record<string, string>): Promise<string> {
+  const key = `ads-${ads}-${createHash('sha256').update(readFileSync(SEED_CLI)).digest('hex').slice(0, 16)}`;
+  const done = join(SEEDS_DIR, key);
+  if (existsSync(done)) return done;
+  mkdirSync(SEEDS_DIR, { recursive: true });
+  for (const stale of readdirSync(SEEDS_DIR).filter((name) => name.startsWith(`ads-${ads}-`) && !name.startsWith(key))) {
+    rmSync(join(SEEDS_DIR, stale), { recursive: true, force: true });
+  }
+  const loading = mkdtempSync(`${done}.loading-`);
+  try {
+    await run('query-api seed', [SEED_CLI, 'seed', '--count', String(ads)], { ...env, DATA_DIR: loading });
+    try {
+      renameSync(loading, done);
+    } catch (error) {
+      if (!existsSync(done)) throw error; // else another process finished first: its copy serves
+    }
+  } finally {
+    rmSync(loading, { recursive: true, force: true });
+  }
+  return done;
 }
 
 async function startRedis(cleanups: (() => Promise<unknown> | void)[], appendOnlyDir?: string): Promise<Pick<PrivateRedis, 'url' | 'restart'>> {

@@ -3,6 +3,7 @@
  *   seed [--count N] [--force] [--pictures N|all]   generate N demo ads (default 100,000) and ingest them, unless the
  *                                    store has data, rendering up to 4,000 demo pictures (whole families, most-run first)
  *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
+ *   (SQLite: both write a new file beside the store and switch to it when finished: store/store-file.ts)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
  *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S]   live sightings for a store loaded from that
  *                                    demo file (30% new ads, 70% re-sightings of its ads, seen on its newest day)
@@ -23,7 +24,10 @@ import { formatSummary, ingestFile } from './ingest/ingest';
 import { IngestStreamRepository } from './live/ingest-stream.repository';
 import { formatPublishSummary, publishLines } from './live/live-publisher';
 import { liveSettingsFrom, type LiveSettings } from './live/live-settings';
+import type { AdStoreWriter } from './store/ad-store.port';
 import { createAdStoreWriter } from './store/store-factory';
+import { inspectStore, StoreLoad } from './store/store-file';
+import { sqliteFileIn } from './store/sqlite/sqlite-store';
 import { createMediaFetcher } from './media/media-fetch';
 import { MediaIngest } from './media/media-ingest';
 import { MediaLibrary } from './media/media-library';
@@ -80,12 +84,23 @@ async function main(): Promise<number> {
   if (command === 'dead-letters') return withStream(live, (stream) => deadLetters(stream, live, values.resend, values.limit));
   if (command === 'live-status') return withStream(live, (stream) => liveStatus(stream, live, values['forget-group']));
 
-  const writer = createAdStoreWriter(config);
+  if (command !== 'seed' && command !== 'ingest') {
+    throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest, generate, dead-letters or live-status`);
+  }
+  // SQLite: the load writes a new file beside the store and switches to it when finished (store-file.ts).
+  const target = sqliteFileIn(config.DATA_DIR);
+  const load = config.STORE_ENGINE === 'sqlite' ? StoreLoad.begin(target, out) : null;
+  const found = load ? inspectStore(target) : null;
+  if (found && !found.finished && found.ads > 0) {
+    out(`the store at ${target} holds ${found.ads} ads that no load finished (stopped midway by an earlier version): ${command === 'seed' || values.force ? 'replacing it' : 'the ingest adds to them and finishes it (--force: start from an empty store)'}`);
+  }
+
   const mediaStore = createMediaStore(config);
   const library = new MediaLibrary(mediaStore);
+  let writer: AdStoreWriter | null = null;
   try {
     if (command === 'seed') {
-      const existing = await writer.size();
+      const existing = load ? (found?.finished ? found.ads : 0) : await (writer = createAdStoreWriter(config)).size();
       if (existing > 0 && !values.force) {
         out(`the ${config.STORE_ENGINE} store already holds ${existing} ads: not seeding (use --force to replace them)`);
         return 0;
@@ -94,33 +109,51 @@ async function main(): Promise<number> {
       const started = performance.now();
       await writeDemoNdjson(file, count, seed);
       out(`generated ${count} demo ads in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${file}`);
+      writer ??= createAdStoreWriter(config, { sqliteFile: load?.file });
       await writer.clear();
       // Demo pictures are rendered once per creative (the ads of a creative share its URLs), not per ad, within the
       // budget (--pictures N | all): whole families of the most-run creatives first.
       const budget = values.pictures === 'all' ? null : values.pictures === undefined ? DEFAULT_PICTURES : Number(values.pictures);
       if (budget !== null && (!Number.isInteger(budget) || budget < 0)) throw new Error('--pictures must be a number of pictures or all');
       const pictures = budget === null ? undefined : demoPicturesWithin(count, budget, seed);
-      const summary = await ingestFile(file, writer, { progress: process.stderr.isTTY, media: new MediaIngest(library, null, pictures) });
+      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, null, pictures), onFinishing });
       out(formatSummary(summary));
-      return summary.written > 0 ? 0 : 1;
+      if (summary.written === 0) return 1;
+      await switchTo(load, writer);
+      writer = null;
+      return 0;
     }
-    if (command === 'ingest') {
-      const file = values.file ?? fileArg;
-      if (!file) throw new Error('ingest needs a file: ingest <file.ndjson>');
-      if (values.force) await writer.clear();
-      // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
-      const fetcher = createMediaFetcher(config);
-      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file), undefined, fetcher) }).finally(
-        () => fetcher?.close(),
-      );
-      out(formatSummary(summary));
-      return summary.rejected > 0 && summary.written === 0 ? 1 : 0;
-    }
-    throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest, generate, dead-letters or live-status`);
+    const file = values.file ?? fileArg;
+    if (!file) throw new Error('ingest needs a file: ingest <file.ndjson>');
+    // An ingest adds to the store: the new file starts as a copy of it (unless --force empties it anyway).
+    if (load && found && !values.force) load.copyFromTarget();
+    writer = createAdStoreWriter(config, { sqliteFile: load?.file });
+    if (values.force) await writer.clear();
+    // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
+    const fetcher = createMediaFetcher(config);
+    const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file), undefined, fetcher), onFinishing }).finally(
+      () => fetcher?.close(),
+    );
+    out(formatSummary(summary));
+    if (summary.rejected > 0 && summary.written === 0) return 1;
+    await switchTo(load, writer);
+    writer = null;
+    return 0;
   } finally {
-    await writer.close();
+    await writer?.close();
+    load?.discard(); // after a switch there is nothing left to remove; after a failure, the unfinished file
     await mediaStore.close();
   }
+}
+
+const onFinishing = () => out('rows written: building indexes and rollups…');
+
+/** Closes the writer and, for a SQLite load, puts the finished file in the store's place. */
+async function switchTo(load: StoreLoad | null, writer: AdStoreWriter): Promise<void> {
+  await writer.close();
+  if (!load) return;
+  load.commit();
+  out(`switched ${load.target} to the finished load`);
 }
 
 async function withStream(live: LiveSettings, run: (stream: IngestStreamRepository) => Promise<number>): Promise<number> {

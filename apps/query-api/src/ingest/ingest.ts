@@ -22,10 +22,12 @@ export interface IngestSummary {
 
 export interface IngestOptions {
   batchSize?: number;
-  /** Draw a progress bar on stderr. */
+  /** Show progress on stderr: a bar in a terminal, else a line at each tenth of the file. */
   progress?: boolean;
   /** Stores each line's media files before the line is written (a refused file rejects its line). */
   media?: Pick<MediaIngest, 'resolve'>;
+  /** Called when every row is written and finish() starts (indexes, rollups: the load's longest quiet step). */
+  onFinishing?: () => void;
 }
 
 const SAMPLE_LIMIT = 20;
@@ -51,7 +53,8 @@ export function parseAdLine(text: string, line: number): { record: AdRecord } | 
 export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'write' | 'finish'>, options: IngestOptions = {}): Promise<IngestSummary> {
   const batchSize = options.batchSize ?? 5_000;
   const started = performance.now();
-  const bar = options.progress
+  // A bar in a terminal; elsewhere (a pipe: npm start's set-up step, a log) a line at each tenth of the file.
+  const bar = options.progress && process.stderr.isTTY
     ? new SingleBar({
         format: 'ingest [{bar}] {percentage}% | {rows} rows | {rate} rows/s | {rejected} rejected',
         stream: process.stderr,
@@ -59,6 +62,7 @@ export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'writ
       })
     : null;
   const totalBytes = statSync(file).size;
+  let tenthsShown = options.progress && !bar ? 0 : Infinity;
   bar?.start(totalBytes, 0, { rows: 0, rate: 0, rejected: 0 });
 
   const stream = createReadStream(file, { encoding: 'utf8' });
@@ -92,6 +96,11 @@ export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'writ
     lineOf.clear();
     const seconds = (performance.now() - started) / 1000;
     bar?.update(bytes, { rows: written, rate: Math.round(written / Math.max(seconds, 0.001)), rejected });
+    const tenths = Math.floor((bytes * 10) / Math.max(totalBytes, 1));
+    if (tenths > tenthsShown) {
+      tenthsShown = tenths;
+      process.stderr.write(`ingest: ${written} rows, ${Math.min(tenths * 10, 100)} % of the file (${seconds.toFixed(1)} s)\n`);
+    }
   };
 
   for await (const text of lines) {
@@ -108,11 +117,12 @@ export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'writ
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+  bar?.update(totalBytes);
+  bar?.stop();
+  options.onFinishing?.();
   const finishing = performance.now();
   await writer.finish();
   const finishSeconds = (performance.now() - finishing) / 1000;
-  bar?.update(totalBytes);
-  bar?.stop();
   const seconds = (performance.now() - started) / 1000;
   return {
     lines: lineNo,

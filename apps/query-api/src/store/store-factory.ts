@@ -18,10 +18,10 @@ export function createAdStore(config: StoreConfig, options: { workerScript?: str
   return new SqliteStore({ file: sqliteFileIn(config.DATA_DIR), workers: config.QUERY_WORKERS, ...options });
 }
 
-/** The writing side of the configured engine (ingest and seed). */
-export function createAdStoreWriter(config: StoreConfig): AdStoreWriter {
+/** The writing side of the configured engine (ingest and seed); `sqliteFile`: another file than the store's (a load). */
+export function createAdStoreWriter(config: StoreConfig, options: { sqliteFile?: string } = {}): AdStoreWriter {
   if (config.STORE_ENGINE === 'elasticsearch') return ElasticsearchAdStoreWriter.fromSettings(elasticsearchSettingsFrom(config));
-  return new SqliteWriter(sqliteFileIn(config.DATA_DIR));
+  return new SqliteWriter(options.sqliteFile ?? sqliteFileIn(config.DATA_DIR));
 }
 
 /** What the live door needs of a writer: apply batches on top of the served store, and close. */

@@ -83,9 +83,11 @@ describe('live sightings through the stream', () => {
   it('makes a new ad visible within seconds of its XADD, and says how fresh the data is', async () => {
     const added = Date.now();
     const entry = await xadd(JSON.stringify(freshAd('live-new-1', 'quokkafresh')));
-    await waitUntil(async () => (await adOrNull('live-new-1')) !== null, 10_000, 50);
+    // Polled for longer than the bound, so a slow sighting fails with its own time: the freshness docs/live-data.md
+    // promises (p95 under 5 s; the benchmark measures the distribution).
+    await waitUntil(async () => (await adOrNull('live-new-1')) !== null, 15_000, 50);
     const seconds = (Date.now() - added) / 1000;
-    expect(seconds).toBeLessThan(10); // a bound on waiting; the benchmark measures freshness
+    expect(seconds).toBeLessThan(5);
     const found = await send(QueryMessages.searchAds, { q: 'quokkafresh' });
     expect(found.data.map((ad) => ad.id)).toEqual(['live-new-1']);
 
