@@ -224,7 +224,7 @@ describe('live sightings through the stream', () => {
     app = await startQueryApi();
     expect(await published).toBe(0);
     clearInterval(sampler);
-    expect(stderr).toMatch(new RegExp(`published ${lines.length} lines to ${STREAM} in [\\d.]+ s \\(\\d+ lines/s; waited [\\d.]+ s on backpressure\\)`));
+    expect(stderr).toMatch(new RegExp(`published ${lines.length} lines to ${STREAM} in [\\d.]+ s \\(\\d+ lines/s; waited [\\d.]+ s on backpressure, at the stream's bound of entries\\)`));
     expect(Number(/waited ([\d.]+) s/.exec(stderr)?.[1])).toBeGreaterThan(0);
     expect(longest).toBeLessThanOrEqual(bound);
 
