@@ -368,7 +368,8 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
         if (this.closing) return;
         const claimed = await group.claimIdle(this.options.claimIdleMs, () => (this.closing ? 0 : this.concurrency - this.inFlight.size));
         if (claimed.length > 0) this.log.log({ msg: 'claimed abandoned messages', stream: group.stream, count: claimed.length });
-        this.accept(group, claimed);
+        // Their outcomes are handled inside (reply, ack, logs); allSettled only keeps a rejection from going unhandled.
+        void Promise.allSettled(this.accept(group, claimed));
       }
     } catch (error) {
       if (!this.closing) this.log.warn(`claiming abandoned messages: ${(error as Error).message}`);
