@@ -50,6 +50,17 @@ export default tseslint.config(
     },
   },
   {
+    // Rules that need the types: a promise nobody awaits or catches (a forgotten `await`, an async callback where
+    // the caller ignores the promise) passes review and loses its error. Each project's tsconfig.json covers its
+    // src/ and test/; the project service finds it per file, so no list of tsconfigs is kept here.
+    files: ['apps/*/src/**/*.ts', 'apps/*/test/**/*.ts', 'libs/*/src/**/*.ts', 'libs/*/test/**/*.ts', 'apps/*/bench/**/*.ts', 'libs/*/bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // Test-only code stays out of production: libs/testing (tag type:testing) starts processes and private
     // Redis servers for tests. Specs and test/ folders may import it; nothing under an src/ folder may.
     files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],

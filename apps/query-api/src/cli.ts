@@ -21,7 +21,7 @@ import { appConfigSchema } from './config';
 import { DEFAULT_SEED, demoPicturesWithin, writeDemoNdjson } from './ingest/demo-generator';
 import { demoSightings } from './ingest/demo-sightings';
 import { formatSummary, ingestFile } from './ingest/ingest';
-import { IngestStreamRepository } from './live/ingest-stream.repository';
+import { IngestStreamRepository, resentByAll, STREAM_MAX_BYTES, type ResendOutcome } from './live/ingest-stream.repository';
 import { formatPublishSummary, publishLines } from './live/live-publisher';
 import { liveSettingsFrom, type LiveSettings } from './live/live-settings';
 import type { AdStoreWriter } from './store/ad-store.port';
@@ -170,7 +170,7 @@ async function publish(stream: IngestStreamRepository, live: LiveSettings, sourc
   if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) throw new Error('--rate must be a positive number of lines per second');
   const summary = await publishLines(source, stream, { maxLen: live.maxLen, ...(rate ? { rate } : {}), progress: true });
   out(formatPublishSummary(summary, live.stream));
-  return 0;
+  return summary.refused > 0 ? 1 : 0;
 }
 
 async function deadLetters(stream: IngestStreamRepository, live: LiveSettings, resend: string | undefined, limitArg: string | undefined): Promise<number> {
@@ -182,17 +182,31 @@ async function deadLetters(stream: IngestStreamRepository, live: LiveSettings, r
     out(`${letters.length} of ${await stream.deadLetterCount()} dead letters in ${stream.deadStream}`);
     return 0;
   }
-  const ids = resend === 'all' ? (await stream.deadLetters(Number.MAX_SAFE_INTEGER)).map((letter) => letter.id) : resend.split(',').map((id) => id.trim());
+  let ids = resend.split(',').map((id) => id.trim());
+  if (resend === 'all') {
+    const letters = await stream.deadLetters(Number.MAX_SAFE_INTEGER);
+    ids = letters.filter(resentByAll).map((letter) => letter.id);
+    const kept = letters.length - ids.length;
+    if (kept > 0) out(`${kept} dead letters refused for safety (size, address, failed every delivery) are not re-sent by "all"; name their ids to re-send one`);
+  }
   let failed = 0;
   for (const id of ids.filter(Boolean)) {
     const outcome = await stream.resend(id, live.maxLen);
     if ('resent' in outcome) out(`${id}: re-sent as ${outcome.resent}`);
     else {
       failed++;
-      out(`${id}: ${'full' in outcome ? `not re-sent, ${live.stream} is at its bound (${live.maxLen}); try again later` : 'not a dead letter (re-sent already?)'}`);
+      out(`${id}: ${resendFailure(outcome, live)}`);
     }
   }
   return failed > 0 ? 1 : 0;
+}
+
+function resendFailure(outcome: Exclude<ResendOutcome, { resent: string }>, live: LiveSettings): string {
+  if ('full' in outcome) {
+    const bound = outcome.full === 'bytes' ? `${STREAM_MAX_BYTES} bytes` : `${live.maxLen} entries`;
+    return `not re-sent, ${live.stream} is at its bound of ${bound}; try again later`;
+  }
+  return 'refused' in outcome ? `not re-sent: ${outcome.refused}` : 'not a dead letter (re-sent already?)';
 }
 
 async function liveStatus(stream: IngestStreamRepository, live: LiveSettings, forget: string | undefined): Promise<number> {

@@ -127,7 +127,7 @@ async function serveEcho(kind: string, url: string) {
         ? new ServerRedis({ ...redisConnectionOptions(url) })
         : new StreamsServer({ service: 'query', url, claimIdleMs: 3_000, livenessWindowMs: 3_000 });
     server.addHandler(Echo.pattern, async (data: unknown) => data);
-    await new Promise<void>((resolve, reject) => server.listen((error?: unknown) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) => void server.listen((error?: unknown) => (error ? reject(error) : resolve())));
   }
   // A clean exit, so `node --cpu-prof` (inherited by this fork) writes the server's profile too.
   process.once('SIGTERM', () => process.exit(0));

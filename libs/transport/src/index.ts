@@ -7,6 +7,7 @@ export * from './service-client';
 export * from './streams-client';
 export * from './streams-server';
 export * from './parked-events';
+export * from './consumer-groups';
 export * from './handle-message';
 export * from './rpc-error.filter';
 export * from './transport.module';

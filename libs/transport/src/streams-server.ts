@@ -7,7 +7,7 @@ import { ServiceErrorPayload, type ServiceName } from '@adintel/contracts';
 import { requestIdFrom, runWithRequestId } from '@adintel/observability';
 import { closeRedis, createRedis, type Redis } from '@adintel/redis';
 import { coalesceWrites } from './coalesce-writes';
-import { ensureGroup, listConsumers, type StreamEntry } from './consumer-groups';
+import { ConsumerGroup, readGroups, type GroupEntry } from './consumer-groups';
 import { publishHandled, type TransportHandledEvent } from './diagnostics';
 import { parkedEntryFields } from './parked-events';
 import { StreamContext } from './stream-context';
@@ -72,7 +72,8 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
   private readonly concurrency: number;
   private readonly blockMs: number;
   private readonly inFlight = new Map<string, InFlight>();
-  private streams: string[] = [];
+  /** The groups this replica consumes: its requests, and the events when it has event handlers. */
+  private groups: ConsumerGroup[] = [];
   private commands?: Redis;
   private reader?: Redis;
   private readerClientId?: number;
@@ -102,13 +103,22 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
       this.commands = createRedis({ url: this.options.url, name: `transport:${this.group}` });
       this.reader = createRedis({ url: this.options.url, name: `transport:${this.group}:reader`, blocking: true });
       this.reader.on('ready', () => void this.rememberReaderId());
-      this.streams = [StreamKeys.requests(this.options.service)];
-      await ensureGroup(this.commands, StreamKeys.requests(this.options.service), this.group, '$');
+      const commands = this.commands;
+      const group = { group: this.group, consumer: this.consumer };
+      this.groups = [new ConsumerGroup(commands, { ...group, stream: StreamKeys.requests(this.options.service), startId: '$' })];
       if ([...this.messageHandlers.values()].some((handler) => handler.isEventHandler)) {
         // From the start of the retained stream: events published before this service first ran are not lost.
-        await ensureGroup(this.commands, StreamKeys.events, this.group, '0');
-        this.streams.push(StreamKeys.events);
+        this.groups.push(
+          new ConsumerGroup(commands, {
+            ...group,
+            stream: StreamKeys.events,
+            startId: '0',
+            maxDeliveries: this.options.maxEventDeliveries ?? DEFAULT_MAX_EVENT_DELIVERIES,
+            park: (entries) => this.parkEvents(commands, entries),
+          }),
+        );
       }
+      for (const consumerGroup of this.groups) await consumerGroup.ensure();
       await this.heartbeat();
       await this.rememberReaderId();
       const tick = Math.max(100, Math.floor(this.options.claimIdleMs / 4));
@@ -170,29 +180,18 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
       const finished = this.takeRepliesBeforeRead();
       if (finished.length > 0) coalesceWrites(reader);
       for (const reply of finished) this.sendReply(reader, reply);
-      let read: [string, StreamEntry[]][] | null;
+      let read: [ConsumerGroup, GroupEntry[]][];
       try {
-        read = (await reader.xreadgroup(
-          'GROUP',
-          this.group,
-          this.consumer,
-          'COUNT',
-          room,
-          'BLOCK',
-          this.blockMs,
-          'STREAMS',
-          ...this.streams,
-          ...this.streams.map(() => '>'),
-        )) as [string, StreamEntry[]][] | null;
+        read = await readGroups(reader, this.groups, room, this.blockMs);
       } catch (error) {
         if (this.closing) break;
         if ((error as Error).message.includes('NOGROUP')) await this.recreateGroups();
-        else this.log.warn(`reading ${this.streams.join(', ')}: ${(error as Error).message}`);
+        else this.log.warn(`reading ${this.groups.map((group) => group.stream).join(', ')}: ${(error as Error).message}`);
         await new Promise((resolve) => setTimeout(resolve, 500));
         continue;
       }
       this.repliesBeforeRead = [];
-      const started = (read ?? []).flatMap(([stream, entries]) => this.accept(stream, entries));
+      const started = read.flatMap(([group, entries]) => this.accept(group, entries));
       if (started.length > 0) await handlersDoneOrNextTurn(started);
     }
     // Stopping: what waited for the next read goes out now, and later replies on the command connection.
@@ -208,16 +207,15 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
 
   /** Someone deleted the stream (FLUSHDB in a test, an operator): make it again instead of going deaf. */
   private async recreateGroups(): Promise<void> {
-    const commands = this.commands as Redis;
-    await ensureGroup(commands, StreamKeys.requests(this.options.service), this.group, '$').catch(() => undefined);
-    if (this.streams.includes(StreamKeys.events)) await ensureGroup(commands, StreamKeys.events, this.group, '0').catch(() => undefined);
+    for (const group of this.groups) await group.ensure().catch(() => undefined);
   }
 
   /** Starts the entries' handlers; returns their completions. */
-  private accept(stream: string, entries: StreamEntry[]): Promise<void>[] {
+  private accept(group: ConsumerGroup, entries: readonly GroupEntry[]): Promise<void>[] {
+    const stream = group.stream;
     const started: Promise<void>[] = [];
     const handBack: string[] = [];
-    for (const [id, fields] of entries) {
+    for (const { id, fields } of entries) {
       if (this.closing) {
         handBack.push(id);
         continue;
@@ -232,15 +230,13 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
       this.inFlight.set(id, { stream, done });
       started.push(done);
     }
-    if (handBack.length > 0) void this.handBack(stream, handBack);
+    // Entries this replica will not run become claimable by the others at once (their idle time jumps past the limit).
+    if (handBack.length > 0) {
+      void group
+        .handBack(handBack, this.options.claimIdleMs + 1)
+        .catch((error: Error) => this.log.warn(`handing back ${handBack.length} entries: ${error.message}`));
+    }
     return started;
-  }
-
-  /** Makes entries this replica will not run claimable by the others at once (their idle time jumps past the limit). */
-  private async handBack(stream: string, ids: string[]): Promise<void> {
-    await this.commands
-      ?.xclaim(stream, this.group, this.consumer, 0, ...ids, 'IDLE', this.options.claimIdleMs + 1, 'JUSTID')
-      .catch((error: Error) => this.log.warn(`handing back ${ids.length} entries: ${error.message}`));
   }
 
   private async handle(stream: string, entryId: string, fields: string[]): Promise<void> {
@@ -365,82 +361,44 @@ export class StreamsServer extends Server implements CustomTransportStrategy {
    */
   private async maintain(): Promise<void> {
     if (this.closing || !this.commands) return;
-    const commands = this.commands;
     try {
-      for (const stream of this.streams) {
-        const mine = [...this.inFlight.entries()].filter(([, entry]) => entry.stream === stream).map(([id]) => id);
-        if (mine.length > 0) {
-          await commands.xclaim(stream, this.group, this.consumer, Math.floor(this.options.claimIdleMs / 4), ...mine, 'JUSTID');
-        }
-        await this.claimAbandoned(commands, stream);
+      for (const group of this.groups) {
+        const mine = [...this.inFlight.entries()].filter(([, entry]) => entry.stream === group.stream).map(([id]) => id);
+        await group.keepAlive(mine, Math.floor(this.options.claimIdleMs / 4));
+        if (this.closing) return;
+        const claimed = await group.claimIdle(this.options.claimIdleMs, () => (this.closing ? 0 : this.concurrency - this.inFlight.size));
+        if (claimed.length > 0) this.log.log({ msg: 'claimed abandoned messages', stream: group.stream, count: claimed.length });
+        // Their outcomes are handled inside (reply, ack, logs); allSettled only keeps a rejection from going unhandled.
+        void Promise.allSettled(this.accept(group, claimed));
       }
     } catch (error) {
       if (!this.closing) this.log.warn(`claiming abandoned messages: ${(error as Error).message}`);
     }
   }
 
-  private async claimAbandoned(commands: Redis, stream: string): Promise<void> {
-    let cursor = '0-0';
-    do {
-      const room = this.concurrency - this.inFlight.size;
-      if (room <= 0 || this.closing) return;
-      const [next, entries] = (await commands.xautoclaim(stream, this.group, this.consumer, this.options.claimIdleMs, cursor, 'COUNT', room)) as [
-        string,
-        StreamEntry[],
-      ];
-      if (entries.length > 0) this.log.log({ msg: 'claimed abandoned messages', stream, count: entries.length });
-      this.accept(stream, stream === StreamKeys.events && entries.length > 0 ? await this.parkSpentEvents(commands, entries) : entries);
-      cursor = next;
-    } while (cursor !== '0-0');
-  }
-
   /**
-   * Claimed events already delivered `maxEventDeliveries` times (XAUTOCLAIM counts each claim) go to the
-   * dead-letter stream with their fields, this group and the count, and are acked there and then: they stay
-   * readable for an operator instead of failing every claim pass. Returns the events still to run.
+   * Events delivered more than `maxEventDeliveries` times go to the dead-letter stream with their fields, this group
+   * and the count (ConsumerGroup acks them): they stay readable for an operator instead of failing every claim pass.
    */
-  private async parkSpentEvents(commands: Redis, entries: StreamEntry[]): Promise<StreamEntry[]> {
-    const max = this.options.maxEventDeliveries ?? DEFAULT_MAX_EVENT_DELIVERIES;
-    const replies = await entries.reduce((pipeline, [id]) => pipeline.xpending(StreamKeys.events, this.group, id, id, 1), commands.pipeline()).exec();
-    // XPENDING start end count -> [[id, consumer, idle ms, deliveries]]
-    const counted = entries.map((entry, i) => ({
-      entry,
-      deliveries: Number((replies?.[i]?.[1] as [string, string, number, number][] | undefined)?.[0]?.[3] ?? 0),
-    }));
-    const spent = counted.filter(({ deliveries }) => deliveries > max);
-    if (spent.length === 0) return entries;
+  private async parkEvents(commands: Redis, entries: readonly GroupEntry[]): Promise<void> {
     const park = commands.pipeline();
-    for (const { entry: [id, fields], deliveries } of spent) {
+    for (const { id, fields, deliveries } of entries) {
       park.xadd(StreamKeys.deadEvents, 'MAXLEN', '~', STREAM_LIMITS.deadEventsMaxLen, '*', ...parkedEntryFields(fields ?? [], this.group, id, deliveries));
-      park.xack(StreamKeys.events, this.group, id);
       const pattern = fields ? decodeMessage(fields)?.pattern : undefined;
       this.log.error({ msg: 'event parked after failing every delivery', pattern, entry_id: id, deliveries, dead_letter: StreamKeys.deadEvents });
     }
     await park.exec();
-    return counted.filter(({ deliveries }) => deliveries <= max).map(({ entry }) => entry);
   }
 
   /** Removes consumers of replicas long gone (nothing pending), so the group lists only real replicas. */
   private async forgetDeadConsumers(): Promise<void> {
-    if (this.closing || !this.commands) return;
-    const commands = this.commands;
-    for (const stream of this.streams) {
-      const consumers = await listConsumers(commands, stream, this.group).catch(() => []);
-      for (const consumer of consumers) {
-        if (consumer.name !== this.consumer && consumer.pending === 0 && consumer.idle > FORGET_CONSUMER_AFTER_MS) {
-          await commands.xgroup('DELCONSUMER', stream, this.group, consumer.name).catch(() => undefined);
-        }
-      }
-    }
+    if (this.closing) return;
+    for (const group of this.groups) await group.forgetGone(FORGET_CONSUMER_AFTER_MS).catch(() => undefined);
   }
 
   /** On a clean stop with nothing left pending, the consumer leaves the group (deleting it with entries would lose them). */
   private async forgetSelfIfIdle(): Promise<void> {
-    const commands = this.commands as Redis;
-    for (const stream of this.streams) {
-      const me = (await listConsumers(commands, stream, this.group)).find((c) => c.name === this.consumer);
-      if (me && me.pending === 0) await commands.xgroup('DELCONSUMER', stream, this.group, this.consumer);
-    }
+    for (const group of this.groups) await group.forgetSelfIfIdle();
   }
 }
 

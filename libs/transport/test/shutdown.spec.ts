@@ -1,6 +1,6 @@
 import { Redis } from '@adintel/redis';
 import { startPrivateRedis, waitUntil, type PrivateRedis } from '@adintel/testing';
-import { ServiceClient, StreamKeys } from '../src';
+import { ServiceClient, StreamKeys, type ConsumerGroup, type GroupEntry } from '../src';
 import { Echo, Slow, startReplica } from './handlers';
 
 jest.setTimeout(30_000);
@@ -60,9 +60,14 @@ describe('graceful close of a replica', () => {
       read = (await probe.xreadgroup('GROUP', 'query', leaving.server.consumerName, 'COUNT', 1, 'STREAMS', stream, '>')) as typeof read;
       return read !== null;
     });
-    const accept = (leaving.server as unknown as { accept(stream: string, entries: [string, string[]][]): void }).accept;
+    const server = leaving.server as unknown as { accept(group: unknown, entries: GroupEntry[]): void; groups: ConsumerGroup[] };
     const [[, entries]] = read as unknown as [[string, [string, string[]][]]];
-    accept.call(leaving.server, stream, entries);
+    const group = server.groups.find((candidate) => candidate.stream === stream);
+    server.accept.call(
+      server,
+      group,
+      entries.map(([id, fields]) => ({ id, fields, deliveries: 1 })),
+    );
 
     const staying = await startReplica('staying', options);
     try {

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, mcpResourceUrl } from '@adintel/config';
 import type { AppConfig } from '../config';
 import type { Redis } from '@adintel/redis';
-import { GATEWAY_REDIS, RateLimitModule } from '../rate-limit/rate-limit.module';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { AccessTokenVerifier } from './access-token-verifier';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { JwtBearerStrategy } from './bearer.strategy';
@@ -11,7 +11,7 @@ import { ProtectedResourceController } from './protected-resource.controller';
 import { RevocationList } from './revocation-list';
 
 @Module({
-  imports: [RateLimitModule], // the gateway's Redis, where the revocation stream is read
+  imports: [GatewayRedisModule], // where the revocation stream is read
   controllers: [ProtectedResourceController],
   providers: [
     { provide: AuthProblems, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new AuthProblems(config.PUBLIC_BASE_URL) },

@@ -6,7 +6,7 @@ import { serviceClientToken, type ServiceClient } from '@adintel/transport';
 import { AccessTokenVerifier } from '../auth/access-token-verifier';
 import { AuthModule } from '../auth/auth.module';
 import { InvocationModule } from '../invocation/invocation.module';
-import { GATEWAY_REDIS, RateLimitModule } from '../rate-limit/rate-limit.module';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 
 /** /healthz, and /readyz when everything a call needs answers: query, metering, the auth server's keys, Redis. */
 export function readinessModule(): DynamicModule {
@@ -19,5 +19,5 @@ export function readinessModule(): DynamicModule {
       { name: 'redis', check: () => redis.ping() },
     ],
   });
-  return { ...health, imports: [InvocationModule, AuthModule, RateLimitModule] };
+  return { ...health, imports: [InvocationModule, AuthModule, GatewayRedisModule] };
 }

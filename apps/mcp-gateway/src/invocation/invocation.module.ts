@@ -5,11 +5,12 @@ import { TransportClientModule } from '@adintel/transport';
 import type { AppConfig } from '../config';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { GATEWAY_REDIS, RateLimitModule } from '../rate-limit/rate-limit.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { ToolInvoker } from './tool-invoker.service';
 
 @Module({
-  imports: [TransportClientModule.register(['query', 'metering']), RateLimitModule],
+  imports: [TransportClientModule.register(['query', 'metering']), RateLimitModule, GatewayRedisModule],
   providers: [
     ToolInvoker,
     {

@@ -4,6 +4,7 @@ import { InvocationModule } from '../invocation/invocation.module';
 import { MediaModule } from '../media/media.module';
 import { LlmsTxtController } from './llms-txt.controller';
 import { McpController } from './mcp.controller';
+import { McpDispatcher } from './mcp-dispatcher';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpToolCalls } from './mcp-tool-calls';
 import { McpViews } from './mcp-views';
@@ -13,6 +14,6 @@ import { OriginGuard } from './origin.guard';
 @Module({
   imports: [AuthModule, InvocationModule, MediaModule],
   controllers: [McpController, LlmsTxtController],
-  providers: [McpServerFactory, McpToolCalls, McpViews, MediaContent, OriginGuard],
+  providers: [McpDispatcher, McpServerFactory, McpToolCalls, McpViews, MediaContent, OriginGuard],
 })
 export class McpModule {}

@@ -4,7 +4,7 @@ import type { Redis } from '@adintel/redis';
 import type { AppConfig } from '../config';
 import { AuthModule } from '../auth/auth.module';
 import { InvocationModule } from '../invocation/invocation.module';
-import { GATEWAY_REDIS, RateLimitModule } from '../rate-limit/rate-limit.module';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { MediaFilesClient } from './media-files.client';
 import { MediaPassRepository } from './media-pass.repository';
 import { MediaResources } from './media-resources';
@@ -13,7 +13,7 @@ import { MediaService } from './media.service';
 
 /** The media routes (REST) and the media resources (MCP resources/read), over one MediaService. */
 @Module({
-  imports: [AuthModule, InvocationModule, RateLimitModule],
+  imports: [AuthModule, InvocationModule, GatewayRedisModule],
   controllers: [MediaController],
   providers: [
     MediaService,

@@ -1,20 +1,11 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
-import { RedisModule, type Redis } from '@adintel/redis';
+import type { Redis } from '@adintel/redis';
 import type { AppConfig } from '../config';
+import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
 import { RateLimiterService } from './rate-limiter.service';
 import { ScanSlotsRepository } from './scan-slots.repository';
 import { TokenBucketRepository } from './token-bucket.repository';
-
-export const GATEWAY_REDIS = Symbol('GATEWAY_REDIS');
-
-/** The gateway's data Redis: rate-limit buckets and idempotent answers. */
-const GatewayRedisModule = RedisModule.register({
-  token: GATEWAY_REDIS,
-  inject: [APP_CONFIG],
-  // Bounded commands: a Redis outage fails a request fast instead of hanging it.
-  useFactory: (config: AppConfig) => ({ url: config.REDIS_URL, name: 'gateway', commandTimeoutMs: 1_000, maxRetriesPerRequest: 1 }),
-});
 
 @Module({
   imports: [GatewayRedisModule],
@@ -36,6 +27,6 @@ const GatewayRedisModule = RedisModule.register({
         }),
     },
   ],
-  exports: [RateLimiterService, GatewayRedisModule],
+  exports: [RateLimiterService],
 })
 export class RateLimitModule {}

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import { WORKSPACE_ROOT } from '@adintel/testing';
 import { QueryMessages, ServiceError } from '@adintel/contracts';
 import { McpServerFactory } from '../../src/mcp/mcp-server.factory';
 import { TestIssuer } from '../support/test-issuer';
@@ -26,6 +29,22 @@ interface Answer {
  * through the SDK), get the same requests in the same order; their answers must be the same on both revisions:
  * status, headers, and body, but for the request id each HTTP request gets.
  */
+/**
+ * The comparison below holds for the SDK that runs it. package.json pins the MCP SDK packages exactly (no range), so a
+ * new SDK arrives only by a deliberate bump, and this test runs against that version (see the README: upgrading the
+ * MCP SDK). A lock file or node_modules out of step with the pin fails here first.
+ */
+describe('the MCP SDK the comparison runs against', () => {
+  const manifest = JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  const pins = Object.entries({ ...manifest.dependencies, ...manifest.devDependencies }).filter(([name]) => name.startsWith('@modelcontextprotocol/'));
+
+  it.each(pins)('%s is pinned exactly, and installed at that version', (name, pin) => {
+    expect(pin).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?$/);
+    const installed = JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+    expect(installed.version).toBe(pin);
+  });
+});
+
 describe('the gateway answers a plain tools/call itself, exactly as the SDK would (both revisions)', () => {
   let issuer: TestIssuer;
   let fast: Gateway;

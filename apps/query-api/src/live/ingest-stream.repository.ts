@@ -1,12 +1,16 @@
 import { closeRedis, createRedis, type Redis } from '@adintel/redis';
+import { ConsumerGroup, oldestNeeded, oldestPending, streamGroups, trimBefore, type GroupEntry, type GroupState, type StreamEntry } from '@adintel/transport';
 
-/** A stream entry as XREADGROUP / XAUTOCLAIM / XRANGE return it: its id and its fields (null when deleted). */
-export type StreamEntry = [id: string, fields: string[] | null];
+export { compareIds, type GroupState } from '@adintel/transport';
 
-/** One sighting as it waits in the stream: its entry id and its `line` field (null when the entry has none). */
+/**
+ * One sighting as it waits in the stream: its entry id, its `line` field (null when the entry has none) and how many
+ * times the group has delivered it, this time included.
+ */
 export interface Sighting {
   readonly entry: string;
   readonly line: string | null;
+  readonly deliveries: number;
 }
 
 /** A line the service could not apply, as it waits in `<stream>:dead`. */
@@ -23,16 +27,20 @@ export interface DeadLetter {
   readonly line: string;
 }
 
-export type ResendOutcome = { readonly id: string } & ({ readonly resent: string } | { readonly missing: true } | { readonly full: true });
+export type ResendOutcome = { readonly id: string } & (
+  | { readonly resent: string }
+  | { readonly missing: true }
+  | { readonly full: StreamBound }
+  | { readonly refused: string }
+);
 
-export interface GroupState {
-  readonly name: string;
-  readonly consumers: number;
-  /** Entries delivered to the group and not acked yet. */
-  readonly pending: number;
-  /** Entries not delivered to the group yet (null when Redis cannot tell, after entries were deleted in the middle). */
-  readonly lag: number | null;
-  readonly lastDelivered: string;
+/** Which bound a bounded add stopped at: the stream's entries, the stream's bytes, or one line's size. */
+export type StreamBound = 'entries' | 'bytes' | 'line';
+export interface AddOutcome {
+  /** Lines added, from the first, in order. */
+  readonly added: number;
+  /** Why it stopped before the last line; absent when every line went in. */
+  readonly bound?: StreamBound;
 }
 
 /** A stream entry id (`<ms>-<seq>`). */
@@ -41,27 +49,44 @@ export const STREAM_ID = /^\d+-\d+$/;
 /** The XADD time of an entry id, in ms since the epoch. */
 export const entryTime = (id: string): number => Number(id.slice(0, id.indexOf('-')));
 
-/** The smallest id after `id`. */
-const nextId = (id: string): string => {
-  const [ms = '0', seq = '0'] = id.split('-');
-  return `${ms}-${BigInt(seq) + 1n}`;
-};
-
 /** How long a dead letter's source entry is remembered, so a re-delivery (or another replica's group) parks it once. */
 const DEAD_SEEN_TTL_MS = 7 * 24 * 3_600_000;
 /** Dead letters kept; beyond it the oldest go (approximate trimming), and the metric still counts every one. */
 export const DEAD_LETTERS_MAX_LEN = 100_000;
 
+/**
+ * The most bytes one line may have (64 KiB, ~75 times a demo line): a longer one is refused at the door by the
+ * bounded add, and parked unread by the consumer should a producer bypass the script.
+ */
+export const LINE_MAX_BYTES = 65_536;
+/**
+ * The most memory the stream may take in Redis (256 MiB, as MEMORY USAGE estimates it), whatever INGEST_STREAM_MAX_LEN
+ * allows: 100,000 demo lines take ~100 MB, but as many lines of 64 KiB would take 6.5 GB. The publisher and the CLI
+ * pass it to the bounded add; other producers pass it too (docs/live-data.md).
+ */
+export const STREAM_MAX_BYTES = 256 * 1024 * 1024;
+/** Handed to the service at most this many times; the next delivery parks it (a line that kills the process cannot loop). */
+export const MAX_DELIVERIES = 3;
+
 /*
- * The bounded add, the only way producers should write (docs/live-data.md): adds as many of the lines as the bound
- * leaves room for, in order, and returns how many; 0 means the stream is full and the producer waits and retries.
- * KEYS: the stream. ARGV: the bound, then the lines.
+ * The bounded add, the only way producers should write (docs/live-data.md): adds the lines in order while the stream
+ * has room, in entries (ARGV[1]) and in bytes of Redis memory (ARGV[2], as MEMORY USAGE estimates it), and each line
+ * is within LINE_MAX_BYTES. Returns {added, bound}: how many went in, and '' when all did, else the bound the next
+ * line met: 'entries' or 'bytes' (the stream is full: wait and send the rest again) or 'line' (that line is too long:
+ * it will never go in). KEYS: the stream. ARGV: the bound in entries, the bound in bytes, then the lines.
  */
 export const BOUNDED_ADD_SCRIPT = `
-local room = tonumber(ARGV[1]) - redis.call('XLEN', KEYS[1])
-local n = math.min(room, #ARGV - 1)
-for i = 2, n + 1 do redis.call('XADD', KEYS[1], '*', 'line', ARGV[i]) end
-return math.max(n, 0)`;
+local len = redis.call('XLEN', KEYS[1])
+local bytes = len > 0 and redis.call('MEMORY', 'USAGE', KEYS[1]) or 0
+for i = 3, #ARGV do
+  local line = ARGV[i]
+  local bound = (#line > ${LINE_MAX_BYTES} and 'line') or (len >= tonumber(ARGV[1]) and 'entries') or (bytes + #line > tonumber(ARGV[2]) and 'bytes')
+  if bound then return {i - 3, bound} end
+  redis.call('XADD', KEYS[1], '*', 'line', line)
+  len = len + 1
+  bytes = bytes + #line
+end
+return {#ARGV - 2, ''}`;
 
 /*
  * Parks a line once per source entry: a re-delivery after a crash, or the group of another replica, finds the
@@ -74,12 +99,24 @@ return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', unpack(ARGV, 3))
 /*
  * Moves one dead letter back to the ingest stream only if it is still parked and the stream has room, in one
  * step: two operators re-sending the same id send it once. KEYS: dead-letter stream, ingest stream.
- * ARGV: dead-letter id, bound, line. Returns the new entry id, 0 when full, false when no longer parked.
+ * ARGV: dead-letter id, bound in entries, bound in bytes, line. Returns the new entry id, 'entries' or 'bytes'
+ * when full, false when no longer parked.
  */
 const RESEND_SCRIPT = `
-if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+local len = redis.call('XLEN', KEYS[2])
+if len >= tonumber(ARGV[2]) then return 'entries' end
+if len > 0 and redis.call('MEMORY', 'USAGE', KEYS[2]) + #ARGV[4] > tonumber(ARGV[3]) then return 'bytes' end
 if redis.call('XDEL', KEYS[1], ARGV[1]) == 0 then return false end
-return redis.call('XADD', KEYS[2], '*', 'line', ARGV[3])`;
+return redis.call('XADD', KEYS[2], '*', 'line', ARGV[4])`;
+
+/**
+ * Dead letters `--resend all` leaves alone: lines refused for safety, not for a fault an operator mends. Sending them
+ * again could only repeat the refusal, or worse: a line that failed every delivery (it may kill the process), a line
+ * over LINE_MAX_BYTES, media at an address the fetch guard refuses (private, loopback, a redirect), a path out of the
+ * bundle, a picture over the pixel bound. `--resend <id>` still sends one on purpose.
+ */
+const KEPT_FROM_RESEND_ALL = /never acknowledged|^line over \d+ bytes|refused address|redirects are not followed|leaves the bundle|pixels/i;
+export const resentByAll = (letter: Pick<DeadLetter, 'reason'>): boolean => !KEPT_FROM_RESEND_ALL.test(letter.reason);
 
 /** Field list -> record (a later field of the same name wins). */
 function toRecord(fields: readonly string[]): Record<string, string> {
@@ -88,7 +125,10 @@ function toRecord(fields: readonly string[]): Record<string, string> {
   return record;
 }
 
-const toSighting = ([entry, fields]: StreamEntry): Sighting => ({ entry, line: fields ? (toRecord(fields)['line'] ?? null) : null });
+const toSighting = ({ id, fields, deliveries }: GroupEntry): Sighting => ({ entry: id, line: fields ? (toRecord(fields)['line'] ?? null) : null, deliveries });
+
+/** The reason a line over LINE_MAX_BYTES is parked with. */
+export const oversizeReason = (bytes: number) => `line over ${LINE_MAX_BYTES} bytes (${bytes}); send smaller lines`;
 
 /**
  * Every Redis query of the live door, on the ingest stream and its dead letters; no decisions (the service and the
@@ -123,43 +163,52 @@ export class IngestStreamRepository {
     this.redis.disconnect();
   }
 
-  /** Creates the group (and the stream) unless it exists; a new group starts at the oldest retained entry. */
-  async ensureGroup(group: string): Promise<void> {
-    try {
-      await this.redis.xgroup('CREATE', this.stream, group, '0', 'MKSTREAM');
-    } catch (error) {
-      if (!(error as Error).message.includes('BUSYGROUP')) throw error;
-    }
+  /** This consumer of `group` on the stream (the shared consumer-group reader of libs/transport). */
+  private group(group: string, consumer = ''): ConsumerGroup {
+    return new ConsumerGroup(this.redis, {
+      stream: this.stream,
+      group,
+      consumer,
+      // A new group starts at the oldest retained entry.
+      startId: '0',
+      maxDeliveries: MAX_DELIVERIES,
+      park: async (entries, reason) => {
+        for (const entry of entries) await this.park(group, toSighting(entry), reason);
+      },
+    });
   }
 
-  /** New entries for this consumer (`>`), or its own pending ones from the start (`0`); waits up to `blockMs`. */
+  /** Creates the group (and the stream) unless it exists. */
+  ensureGroup(group: string): Promise<void> {
+    return this.group(group).ensure();
+  }
+
+  /**
+   * New entries for this consumer (`>`, waiting up to `blockMs`), or its own pending ones from the start (`0`): those
+   * delivered MAX_DELIVERIES times are parked instead, and a batch that failed twice comes back one entry at a time.
+   * A line over LINE_MAX_BYTES (a producer bypassed the bounded add) is parked and acked, never handed out.
+   */
   async read(group: string, consumer: string, from: '>' | '0', count: number, blockMs: number): Promise<Sighting[]> {
-    const reply = (
-      from === '>'
-        ? await this.redis.xreadgroup('GROUP', group, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.stream, from)
-        : await this.redis.xreadgroup('GROUP', group, consumer, 'COUNT', count, 'STREAMS', this.stream, from)
-    ) as [string, StreamEntry[]][] | null;
-    return (reply?.[0]?.[1] ?? []).map(toSighting);
+    const reader = this.group(group, consumer);
+    const entries = from === '>' ? await reader.readNew(this.redis, count, blockMs) : await reader.readOwnPending(count);
+    const sightings = entries.map(toSighting);
+    const oversize = sightings.filter((sighting) => sighting.line !== null && Buffer.byteLength(sighting.line) > LINE_MAX_BYTES);
+    if (oversize.length === 0) return sightings;
+    for (const sighting of oversize) await this.park(group, sighting, oversizeReason(Buffer.byteLength(sighting.line ?? '')));
+    await this.ack(group, oversize.map((sighting) => sighting.entry));
+    return sightings.filter((sighting) => !oversize.includes(sighting));
   }
 
-  /** Entries of the group pending with another consumer for at least `minIdleMs`, now this consumer's (in id order). */
-  async claim(group: string, consumer: string, minIdleMs: number, count: number): Promise<Sighting[]> {
-    const claimed: Sighting[] = [];
-    let cursor = '0-0';
-    do {
-      const [next, entries] = (await this.redis.xautoclaim(this.stream, group, consumer, minIdleMs, cursor, 'COUNT', count)) as [
-        string,
-        StreamEntry[],
-        ...unknown[],
-      ];
-      claimed.push(...entries.filter(([, fields]) => fields !== null).map(toSighting));
-      cursor = next;
-    } while (cursor !== '0-0' && claimed.length < count);
-    return claimed;
+  /**
+   * Takes over the group's entries pending with other consumers for at least `minIdleMs` (their ids only: the next
+   * read from `0` delivers them, and counts that delivery); returns how many, up to `count`.
+   */
+  claim(group: string, consumer: string, minIdleMs: number, count: number): Promise<number> {
+    return this.group(group, consumer).takeOver(minIdleMs, count);
   }
 
-  async ack(group: string, entries: readonly string[]): Promise<void> {
-    if (entries.length) await this.redis.xack(this.stream, group, ...entries);
+  ack(group: string, entries: readonly string[]): Promise<void> {
+    return this.group(group).ack(entries);
   }
 
   /** Parks a line with its reason; false when this source entry was parked before. */
@@ -177,9 +226,10 @@ export class IngestStreamRepository {
     return added !== null;
   }
 
-  /** Adds as many of `lines` as the bound leaves room for; returns how many (see BOUNDED_ADD_SCRIPT). */
-  async boundedAdd(lines: readonly string[], maxLen: number): Promise<number> {
-    return Number(await this.redis.eval(BOUNDED_ADD_SCRIPT, 1, this.stream, maxLen, ...lines));
+  /** Adds the lines in order while the bounds leave room; says how many went in and which bound stopped it (BOUNDED_ADD_SCRIPT). */
+  async boundedAdd(lines: readonly string[], maxLen: number, maxBytes = STREAM_MAX_BYTES): Promise<AddOutcome> {
+    const [added, bound] = (await this.redis.eval(BOUNDED_ADD_SCRIPT, 1, this.stream, maxLen, maxBytes, ...lines)) as [number, StreamBound | ''];
+    return bound ? { added: Number(added), bound } : { added: Number(added) };
   }
 
   async length(): Promise<number> {
@@ -187,35 +237,13 @@ export class IngestStreamRepository {
   }
 
   /** Every group on the stream; empty when the stream does not exist. */
-  async groups(): Promise<GroupState[]> {
-    let rows: unknown[];
-    try {
-      rows = (await this.redis.xinfo('GROUPS', this.stream)) as unknown[];
-    } catch (error) {
-      if (/no such key/i.test((error as Error).message)) return [];
-      throw error;
-    }
-    return rows.map((row) => {
-      const fields = row as (string | number | null)[];
-      const get = (key: string) => fields[fields.indexOf(key) + 1];
-      const lag = get('lag');
-      return {
-        name: String(get('name')),
-        consumers: Number(get('consumers')),
-        pending: Number(get('pending')),
-        lag: lag === null || lag === undefined ? null : Number(lag),
-        lastDelivered: String(get('last-delivered-id')),
-      };
-    });
+  groups(): Promise<GroupState[]> {
+    return streamGroups(this.redis, this.stream);
   }
 
   /** The group's consumers: name, entries pending with each, and milliseconds since each last read. */
-  async consumers(group: string): Promise<{ name: string; pending: number; idle: number }[]> {
-    const rows = (await this.redis.xinfo('CONSUMERS', this.stream, group)) as (string | number)[][];
-    return rows.map((fields) => {
-      const get = (key: string) => fields[fields.indexOf(key) + 1];
-      return { name: String(get('name')), pending: Number(get('pending')), idle: Number(get('idle')) };
-    });
+  consumers(group: string): Promise<{ name: string; pending: number; idle: number }[]> {
+    return this.group(group).consumers();
   }
 
   async deleteConsumer(group: string, consumer: string): Promise<void> {
@@ -223,9 +251,8 @@ export class IngestStreamRepository {
   }
 
   /** The oldest entry id pending in the group, or null. */
-  async oldestPending(group: string): Promise<string | null> {
-    const summary = (await this.redis.xpending(this.stream, group)) as [number, string | null, ...unknown[]];
-    return summary[1] ?? null;
+  oldestPending(group: string): Promise<string | null> {
+    return oldestPending(this.redis, this.stream, group);
   }
 
   /** The first entry after `id`, or null. */
@@ -234,22 +261,14 @@ export class IngestStreamRepository {
     return entry?.[0] ?? null;
   }
 
-  /**
-   * The oldest entry some group still needs: for each group its oldest pending entry, or the first entry after the
-   * last one delivered to it. Everything before it has been acknowledged by every group.
-   */
-  async oldestNeeded(groups: readonly GroupState[]): Promise<string | null> {
-    let oldest: string | null = null;
-    for (const group of groups) {
-      const needed = group.pending > 0 ? ((await this.oldestPending(group.name)) ?? nextId(group.lastDelivered)) : nextId(group.lastDelivered);
-      if (oldest === null || compareIds(needed, oldest) < 0) oldest = needed;
-    }
-    return oldest;
+  /** The oldest entry some group still needs; everything before it has been acknowledged by every group. */
+  oldestNeeded(groups: readonly GroupState[]): Promise<string | null> {
+    return oldestNeeded(this.redis, this.stream, groups);
   }
 
   /** Drops the entries before `minId` (all acknowledged by every group); returns how many went. */
-  async trimBefore(minId: string): Promise<number> {
-    return Number(await this.redis.xtrim(this.stream, 'MINID', minId));
+  trimBefore(minId: string): Promise<number> {
+    return trimBefore(this.redis, this.stream, minId);
   }
 
   async destroyGroup(group: string): Promise<boolean> {
@@ -277,19 +296,13 @@ export class IngestStreamRepository {
   }
 
   /** Moves one dead letter back to the stream, exactly once (see RESEND_SCRIPT). */
-  async resend(id: string, maxLen: number): Promise<ResendOutcome> {
+  async resend(id: string, maxLen: number, maxBytes = STREAM_MAX_BYTES): Promise<ResendOutcome> {
     const [entry] = STREAM_ID.test(id) ? ((await this.redis.xrange(this.deadStream, id, id)) as StreamEntry[]) : [];
     if (!entry) return { id, missing: true };
     const line = toRecord(entry[1] ?? [])['line'] ?? '';
-    const resent = (await this.redis.eval(RESEND_SCRIPT, 2, this.deadStream, this.stream, id, maxLen, line)) as string | number | null;
-    if (resent === 0) return { id, full: true };
+    if (Buffer.byteLength(line) > LINE_MAX_BYTES) return { id, refused: oversizeReason(Buffer.byteLength(line)) };
+    const resent = (await this.redis.eval(RESEND_SCRIPT, 2, this.deadStream, this.stream, id, maxLen, maxBytes, line)) as string | null;
+    if (resent === 'entries' || resent === 'bytes') return { id, full: resent };
     return typeof resent === 'string' ? { id, resent } : { id, missing: true };
   }
-}
-
-/** Orders stream ids numerically (`<ms>-<seq>`). */
-export function compareIds(a: string, b: string): number {
-  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
-  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
-  return am === bm ? (as === bs ? 0 : as < bs ? -1 : 1) : am < bm ? -1 : 1;
 }

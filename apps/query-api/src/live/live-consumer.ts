@@ -98,10 +98,10 @@ export class LiveConsumer implements OnApplicationBootstrap, OnApplicationShutdo
           // An exclusive consumer takes every pending entry of its group at once: they are its own earlier run's.
           const minIdle = this.settings.exclusive ? 0 : this.settings.claimIdleMs;
           const claimed = await this.repository.claim(group, consumer, minIdle, batchMax);
-          if (claimed.length) {
-            this.logger.log({ msg: 'claimed pending live sightings', entries: claimed.length, min_idle_ms: minIdle });
+          if (claimed) {
+            this.logger.log({ msg: 'claimed pending live sightings', entries: claimed, min_idle_ms: minIdle });
             this.ownPendingFirst = true;
-            this.claimDue = claimed.length >= batchMax;
+            this.claimDue = claimed >= batchMax;
           }
           await this.forgetGoneConsumers(this.settings.exclusive ? 0 : FORGET_CONSUMER_AFTER_MS);
         }

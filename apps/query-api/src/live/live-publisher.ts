@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { SingleBar } from 'cli-progress';
-import type { IngestStreamRepository } from './ingest-stream.repository';
+import { LINE_MAX_BYTES, type IngestStreamRepository, type StreamBound } from './ingest-stream.repository';
 
 export interface PublishOptions {
   /** The bound the bounded add respects (INGEST_STREAM_MAX_LEN). */
@@ -19,6 +19,10 @@ export interface PublishSummary {
   readonly linesPerSecond: number;
   /** Of `seconds`, the time spent waiting because the stream was at its bound (the service was behind). */
   readonly waitedSeconds: number;
+  /** Which bounds made it wait: the stream's entries or its bytes. */
+  readonly waitedOn: readonly StreamBound[];
+  /** Lines refused for good, each over LINE_MAX_BYTES (named on stderr by their line number). */
+  readonly refused: number;
 }
 
 /** Lines per bounded add: one round trip carries many lines, and a full stream refuses whole chunks quickly. */
@@ -54,7 +58,10 @@ export async function publishLines(source: string, repository: IngestStreamRepos
   let sent = 0;
   let bytes = 0;
   let waitedMs = 0;
-  let chunk: string[] = [];
+  let refused = 0;
+  let lineNumber = 0;
+  const waitedOn = new Set<StreamBound>();
+  let chunk: { text: string; number: number }[] = [];
 
   const flush = async () => {
     let wait = FIRST_WAIT_MS;
@@ -63,9 +70,21 @@ export async function publishLines(source: string, repository: IngestStreamRepos
         const due = started + (sent / options.rate) * 1000;
         if (due > performance.now()) await sleep(due - performance.now());
       }
-      const added = await repository.boundedAdd(chunk, options.maxLen);
+      const { added, bound } = await repository.boundedAdd(
+        chunk.map((line) => line.text),
+        options.maxLen,
+      );
       sent += added;
       chunk = chunk.slice(added);
+      if (bound === 'line') {
+        // The door refuses it for good: say which line, and go on with the next.
+        const [line] = chunk;
+        process.stderr.write(`line ${line?.number}: refused, longer than ${LINE_MAX_BYTES} bytes (${Buffer.byteLength(line?.text ?? '')})\n`);
+        refused++;
+        chunk = chunk.slice(1);
+        continue;
+      }
+      if (bound) waitedOn.add(bound);
       if (chunk.length) {
         const waitStarted = performance.now();
         await sleep(wait);
@@ -79,19 +98,23 @@ export async function publishLines(source: string, repository: IngestStreamRepos
 
   for await (const text of createInterface({ input, crlfDelay: Infinity })) {
     bytes += Buffer.byteLength(text) + 1;
+    lineNumber++;
     if (!text.trim()) continue;
-    chunk.push(text);
+    chunk.push({ text, number: lineNumber });
     if (chunk.length >= chunkSize) await flush();
   }
   await flush();
   bar?.stop();
   const seconds = (performance.now() - started) / 1000;
-  return { lines: sent, seconds, linesPerSecond: Math.round(sent / Math.max(seconds, 0.001)), waitedSeconds: waitedMs / 1000 };
+  return { lines: sent, seconds, linesPerSecond: Math.round(sent / Math.max(seconds, 0.001)), waitedSeconds: waitedMs / 1000, waitedOn: [...waitedOn], refused };
 }
 
 export function formatPublishSummary(summary: PublishSummary, stream: string): string {
   return (
     `published ${summary.lines} lines to ${stream} in ${summary.seconds.toFixed(1)} s (${summary.linesPerSecond} lines/s; ` +
-    `waited ${summary.waitedSeconds.toFixed(1)} s on backpressure)`
+    `waited ${summary.waitedSeconds.toFixed(1)} s on backpressure` +
+    (summary.waitedOn.length ? `, at the stream's bound of ${summary.waitedOn.join(' and ')}` : '') +
+    ')' +
+    (summary.refused ? `; refused ${summary.refused} lines over ${LINE_MAX_BYTES} bytes` : '')
   );
 }

@@ -6,7 +6,7 @@ import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf,
 import { createRedis, type Redis } from '@adintel/redis';
 import { startApp, startPrivateRedis, waitUntil, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
-import { BOUNDED_ADD_SCRIPT } from '../../src/live/ingest-stream.repository';
+import { BOUNDED_ADD_SCRIPT, STREAM_MAX_BYTES } from '../../src/live/ingest-stream.repository';
 
 jest.setTimeout(180_000);
 
@@ -226,7 +226,7 @@ describe('live sightings through the stream', () => {
     app = await startQueryApi();
     expect(await published).toBe(0);
     clearInterval(sampler);
-    expect(stderr).toMatch(new RegExp(`published ${lines.length} lines to ${STREAM} in [\\d.]+ s \\(\\d+ lines/s; waited [\\d.]+ s on backpressure\\)`));
+    expect(stderr).toMatch(new RegExp(`published ${lines.length} lines to ${STREAM} in [\\d.]+ s \\(\\d+ lines/s; waited [\\d.]+ s on backpressure, at the stream's bound of entries\\)`));
     expect(Number(/waited ([\d.]+) s/.exec(stderr)?.[1])).toBeGreaterThan(0);
     expect(longest).toBeLessThanOrEqual(bound);
 
@@ -269,7 +269,7 @@ describe('live sightings through the stream', () => {
 
   it('finishes the batch in hand on SIGTERM: nothing is left pending', async () => {
     const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify(freshAd(`live-term-${i}`, `term${i}`)));
-    await producer.eval(BOUNDED_ADD_SCRIPT, 1, STREAM, 100_000, ...lines);
+    await producer.eval(BOUNDED_ADD_SCRIPT, 1, STREAM, 100_000, STREAM_MAX_BYTES, ...lines);
     await waitUntil(async () => (await groupState()).pending > 0, 10_000, 5);
     expect(await app.stop('SIGTERM')).toBe(0);
     expect((await groupState()).pending).toBe(0);

@@ -106,7 +106,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
   app.use(`${OAUTH_PREFIX}/register`, (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST') return next();
     if (!req.is('application/json')) return oauthError(res, 400, 'invalid_request', 'send the registration as Content-Type: application/json');
-    json(req, res, async () => {
+    json(req, res, passingErrorsTo(next, async () => {
       const verdict = checkRegistration(req.body, publicUrl.origin);
       if (!verdict.ok) return oauthError(res, 400, verdict.error, verdict.error_description);
       const grantTypes = (req.body as { grant_types?: unknown }).grant_types;
@@ -132,7 +132,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
         limiter.giveBack(admission).catch((error: unknown) => logger.warn(`could not give back a refused registration's count: ${(error as Error).message}`));
       });
       next();
-    });
+    }));
   });
 
   /**
@@ -141,7 +141,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
    */
   const countingSecretFailures = (endpoint: string, then: RequestHandler): RequestHandler => (req, res, next) => {
     if (req.method !== 'POST' || !req.is('application/x-www-form-urlencoded')) return next();
-    form(req, res, async () => {
+    form(req, res, passingErrorsTo(next, async () => {
       const clientId = clientIdOf(req.headers.authorization, req.body as Record<string, unknown>);
       const ip = req.ip ?? 'unknown';
       const limited = await refusedByLimit(res, metrics, () => tokenFailures.check(clientId, ip), {
@@ -155,7 +155,7 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
         tokenFailures.failed(clientId, ip).catch((error: unknown) => logger.warn(`could not count a failed client authentication: ${(error as Error).message}`));
       });
       then(req, res, next);
-    });
+    }));
   };
 
   app.use(
@@ -204,4 +204,9 @@ export function mountAuthorizationServer(app: NestExpressApplication): void {
     }
     void providerCallback(req, res);
   });
+}
+
+/** An async step of a middleware chain: its rejection goes to Express's error handler (`next`), not nowhere. */
+function passingErrorsTo(next: NextFunction, step: () => Promise<unknown>): () => void {
+  return () => void step().catch(next);
 }
