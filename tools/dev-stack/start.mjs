@@ -22,7 +22,8 @@ const step = (title, cmd, args) => terminal.step(title, cmd, args, { cwd: root }
 
 step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
 step('Building the four apps', nx, ['run-many', '-t', 'build', '-p', APPS.join(','), '--outputStyle=stream']);
-step('Seeding demo data (first run only)', nx, ['run', 'query-api:seed', '--outputStyle=stream']);
+// The demo pictures are rendered after the seed, by the picture worker started below (docs/media.md).
+step('Seeding demo data (first run only)', nx, ['run', 'query-api:seed', '--render=later', '--outputStyle=stream']);
 console.log('\n▶ Creating the demo owner (first run only)');
 const demoPassword = createDemoOwner({ root, nx });
 
@@ -56,6 +57,21 @@ for (const app of APPS) {
     if (!stopping) stopAll(code || 1); // one service down takes the stack down, loudly
   });
 }
+
+// The picture worker: a process of its own, so rendering and decoding never take the queries' CPU or memory. It is not
+// an app with a ready line (the stack is up without it); if it stops, the stack stops, loudly, like an app.
+const pictureWorker = spawn(process.execPath, ['--enable-source-maps', join(root, 'dist/apps/query-api/cli.js'), 'media-worker'], {
+  cwd: root,
+  env: process.env,
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+children.set('media-worker', pictureWorker);
+terminal.attach('media-worker', pictureWorker);
+pictureWorker.on('exit', (code, signal) => {
+  children.delete('media-worker');
+  terminal.exited('media-worker', signal ?? code, { expected: stopping });
+  if (!stopping) stopAll(code || 1);
+});
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {

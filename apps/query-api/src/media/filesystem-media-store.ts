@@ -1,8 +1,8 @@
-import { mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { mediaKeyOf } from './media-key';
-import { clampRange, MEDIA_KEY, mimeOfKey, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
+import { clampRange, MEDIA_KEY, mimeOfKey, RECORD_NAME, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
 
 /**
  * Files under `<root>/<first two hex digits>/<key>`: content keys never change, so a file once written is never
@@ -61,6 +61,26 @@ export class FilesystemMediaStore implements MediaStore {
       return { key, mime, bytes: size, body, range: clamped };
     } finally {
       await handle.close();
+    }
+  }
+
+  /** Records under `<root>/records/<first two hex digits>/<name>.json`, written to a temporary name and renamed. */
+  async putRecord(name: string, body: string): Promise<void> {
+    if (!RECORD_NAME.test(name)) throw new Error(`not a record name: ${name}`);
+    const dir = join(this.root, 'records', name.slice(0, 2));
+    await mkdir(dir, { recursive: true });
+    const temporary = join(dir, `${name}.${randomBytes(6).toString('hex')}.tmp`);
+    await writeFile(temporary, body);
+    await rename(temporary, join(dir, `${name}.json`));
+  }
+
+  async getRecord(name: string): Promise<string | null> {
+    if (!RECORD_NAME.test(name)) return null;
+    try {
+      return await readFile(join(this.root, 'records', name.slice(0, 2), `${name}.json`), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
     }
   }
 

@@ -51,6 +51,16 @@ export function describeMediaStoreContract(engine: string, open: () => Promise<M
       expect(past?.range).toBeNull();
     });
 
+    it('keeps a record under its name, replaces it whole, and answers null for an unknown or malformed name', async () => {
+      const name = createHash('sha256').update('demo:cr_1/0').digest('hex');
+      expect(await subject.store.getRecord(name)).toBeNull();
+      await subject.store.putRecord(name, '{"state":"retrying"}');
+      await subject.store.putRecord(name, '{"state":"done"}');
+      expect(await subject.store.getRecord(name)).toBe('{"state":"done"}');
+      expect(await subject.store.getRecord('../../etc/passwd')).toBeNull();
+      await expect(subject.store.putRecord('../x', '{}')).rejects.toThrow('not a record name');
+    });
+
     it('answers null for a key it does not hold, and for anything that is not a content key', async () => {
       expect(await subject.store.get(`${'0'.repeat(64)}.png`)).toBeNull();
       expect(await subject.store.stat(`${'0'.repeat(64)}.png`)).toBeNull();
