@@ -42,6 +42,18 @@ describe('MediaLibrary', () => {
   it('refuses SVG, bytes that are not an image, and a video that is not an MP4, saying why', async () => {
     expect(await library.addImage(svg('#000', 'x'))).toEqual({ refused: 'image type svg is not allowed (png, jpeg, webp, gif)' });
     expect(await library.addImage(Buffer.from('hello'))).toEqual({ refused: 'not a decodable image' });
+    // Refused by their first bytes, before libvips parses them (a TIFF, a HEIF: loaders an ad never needs).
+    const tiff = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123' } }).tiff().toBuffer();
+    expect(await library.addImage(tiff)).toEqual({ refused: 'image type tiff is not allowed (png, jpeg, webp, gif)' });
+    expect(await library.addImage(Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic'), Buffer.alloc(16)]))).toEqual({
+      refused: 'image type heif is not allowed (png, jpeg, webp, gif)',
+    });
+  });
+
+  it('refuses a pixel bomb (a small PNG that decodes past 4096x4096) before decoding it', async () => {
+    const bomb = await sharp({ create: { width: 5_000, height: 5_000, channels: 3, background: '#000' } }).png({ compressionLevel: 9 }).toBuffer();
+    expect(bomb.length).toBeLessThan(200_000);
+    expect(await library.addImage(bomb)).toEqual({ refused: 'not a decodable image' });
     const poster = await png('#000', 'x');
     expect(await library.addVideo(Buffer.from('not a video at all'), poster, { width: 1, height: 1, duration_seconds: 3 })).toEqual({
       refused: 'video is not an MP4 file',
