@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import type { AppConfig } from '../config';
 import { liveSettingsFrom } from '../live/live-settings';
 import { createMediaFetcher } from './media-fetch';
@@ -25,12 +26,29 @@ export async function runPictureWorker(config: AppConfig): Promise<number> {
   const worker = new PictureWorker(queue, new PictureCatalogue(files), new PictureMaker(new MediaLibrary(files), null, fetcher), log, DEFAULT_WORKER_OPTIONS);
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
+  const health = process.env['PORT'] ? serveHealth(Number(process.env['PORT']), () => Promise.all([queue.backlog(), files.ping()])) : null;
   log({ level: 'info', msg: 'picture worker started', queue: queue.queue, fetching: fetcher !== null, concurrency: DEFAULT_WORKER_OPTIONS.concurrency });
   try {
     await worker.run(stop.signal);
     return 0;
   } finally {
     log({ level: 'info', msg: 'picture worker stopped', ...worker.done });
+    health?.close();
     await Promise.all([queue.close(), files.close(), fetcher?.close()]);
   }
+}
+
+/**
+ * With PORT set (in a cluster), `/healthz` (the process answers) and `/readyz` (its Redis and media store answer), the
+ * probes every Deployment has (k8s/base/pod-defaults.yaml).
+ */
+function serveHealth(port: number, ready: () => Promise<unknown>): Server {
+  return createServer((req, res) => {
+    if (req.url === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (req.url !== '/readyz') return void res.writeHead(404).end();
+    ready().then(
+      () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ready"}'),
+      (error: unknown) => res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'unavailable', reason: (error as Error).message })),
+    );
+  }).listen(port, process.env['HOST'] ?? '127.0.0.1');
 }
