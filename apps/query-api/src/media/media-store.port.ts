@@ -43,6 +43,12 @@ export interface MediaStore {
   /** Stores the bytes under their content key; storing the same bytes again changes nothing. */
   put(bytes: Buffer, mime: MediaMime): Promise<StoredFile>;
   /**
+   * Moves a file written elsewhere (a Spool under the data directory) in under its content key (`sha256` is its hash,
+   * computed while it was written), without reading it into memory; storing the same bytes again changes nothing.
+   * The file at `path` is gone afterwards, or left for the caller to remove.
+   */
+  putFile(path: string, mime: MediaMime, sha256: string, bytes: number): Promise<StoredFile>;
+  /**
    * The file (or the part of it in `range`, clamped to the file); null when no file has that key. A range that starts
    * past the end reads nothing (an empty body, `range` null): callers check it with `clampRange` first (HTTP 416).
    */

@@ -1,9 +1,11 @@
 import { open, realpath } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DEMO_SCHEME, parseDemoMediaUrl, renderDemoCreative } from './demo-creative';
 import { FETCHED_IMAGE_TYPES, FETCHED_VIDEO_TYPES, type MediaFetcher } from './media-fetch';
 import { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, type AddOutcome, type MediaLibrary } from './media-library';
 import type { PictureSource } from './picture-job';
+import { Spool } from './spool';
 
 /** A refusal that may pass (a fetch that failed: the server may answer later), so the job is tried again later. */
 export type MadeOutcome = AddOutcome | { refused: string; retry: true };
@@ -28,6 +30,8 @@ export class PictureMaker {
     private readonly bundleDir: string | null,
     /** Fetches http(s) media URLs; absent: such a URL is refused. */
     private readonly fetcher?: MediaFetcher | null,
+    /** Where a video is written while it arrives (the data directory: a cluster's /tmp is small). */
+    private readonly spoolDir: string = join(tmpdir(), 'adintel-spool'),
   ) {}
 
   async make(entry: PictureSource): Promise<MadeOutcome> {
@@ -40,13 +44,18 @@ export class PictureMaker {
     }
     if (entry.type === 'video') {
       if (!entry.poster) return { refused: 'a video needs its poster frame (poster)' };
-      const [video, poster] = await Promise.all([
-        this.read(entry.url, MAX_VIDEO_BYTES, FETCHED_VIDEO_TYPES),
-        this.read(entry.poster, MAX_IMAGE_BYTES, FETCHED_IMAGE_TYPES),
-      ]);
-      if ('refused' in video) return video;
-      if ('refused' in poster) return { ...poster, refused: `poster: ${poster.refused}` };
-      return this.library.addVideo(video.bytes, poster.bytes, entry);
+      const spool = await Spool.create(this.spoolDir);
+      try {
+        const [video, poster] = await Promise.all([
+          this.read(entry.url, MAX_VIDEO_BYTES, FETCHED_VIDEO_TYPES, spool),
+          this.read(entry.poster, MAX_IMAGE_BYTES, FETCHED_IMAGE_TYPES),
+        ]);
+        if ('refused' in video) return video;
+        if ('refused' in poster) return { ...poster, refused: `poster: ${poster.refused}` };
+        return await this.library.addVideo(await spool.finish(), poster.bytes, entry);
+      } finally {
+        await spool.discard();
+      }
     }
     const image = await this.read(entry.url, MAX_IMAGE_BYTES, FETCHED_IMAGE_TYPES);
     return 'refused' in image ? image : this.library.addImage(image.bytes);
@@ -56,11 +65,19 @@ export class PictureMaker {
    * The bytes an entry names: an http(s) URL fetched (Content-Type one of `types`), or a bundle file, refusing paths
    * outside the bundle; either way nothing over `limit` is read.
    */
-  private async read(path: string, limit: number, types: readonly string[]): Promise<{ bytes: Buffer } | { refused: string; retry?: true }> {
+  private async read(path: string, limit: number, types: readonly string[]): Promise<{ bytes: Buffer } | { refused: string; retry?: true }>;
+  private async read(path: string, limit: number, types: readonly string[], spool: Spool): Promise<{ spooled: true } | { refused: string; retry?: true }>;
+  private async read(
+    path: string,
+    limit: number,
+    types: readonly string[],
+    spool?: Spool,
+  ): Promise<{ bytes: Buffer } | { spooled: true } | { refused: string; retry?: true }> {
     if (isHttpUrl(path)) {
       if (!this.fetcher) return { refused: `${JSON.stringify(path)} is an http(s) URL and fetching media is off (MEDIA_FETCH)` };
-      const fetched = await this.fetcher.fetch(path, { allowedTypes: types, maxBytes: limit });
-      if (fetched.ok) return { bytes: fetched.bytes };
+      const bounds = { allowedTypes: types, maxBytes: limit };
+      const fetched = spool ? await this.fetcher.fetchInto(path, bounds, (chunk) => spool.write(chunk)) : await this.fetcher.fetch(path, bounds);
+      if (fetched.ok) return 'bytes' in fetched ? { bytes: fetched.bytes } : { spooled: true };
       const refused = `fetching ${JSON.stringify(path)}: ${fetched.reason}`;
       return REFUSED_FOR_GOOD.test(fetched.reason) ? { refused } : { refused, retry: true };
     }
@@ -79,7 +96,9 @@ export class PictureMaker {
     try {
       const size = (await handle.stat()).size;
       if (size > limit) return { refused: `file ${JSON.stringify(path)} is larger than ${limit} bytes` };
-      return { bytes: await handle.readFile() };
+      if (!spool) return { bytes: await handle.readFile() };
+      for await (const chunk of handle.createReadStream({ autoClose: false })) await spool.write(chunk as Buffer);
+      return { spooled: true };
     } finally {
       await handle.close();
     }

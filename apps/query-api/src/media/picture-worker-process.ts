@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AppConfig } from '../config';
 import { liveSettingsFrom } from '../live/live-settings';
 import { createMediaFetcher } from './media-fetch';
@@ -23,7 +24,7 @@ export async function runPictureWorker(config: AppConfig): Promise<number> {
   const files = createMediaStore(config);
   const fetcher = createMediaFetcher(config);
   const queue = PictureQueue.connect(live.url, live.stream, true);
-  const worker = new PictureWorker(queue, new PictureCatalogue(files), new PictureMaker(new MediaLibrary(files), null, fetcher), log, DEFAULT_WORKER_OPTIONS);
+  const worker = new PictureWorker(queue, new PictureCatalogue(files), new PictureMaker(new MediaLibrary(files), null, fetcher, join(config.DATA_DIR, 'spool')), log, DEFAULT_WORKER_OPTIONS);
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
   const health = process.env['PORT'] ? serveHealth(Number(process.env['PORT']), () => Promise.all([queue.backlog(), files.ping()])) : null;

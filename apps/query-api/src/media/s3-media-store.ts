@@ -7,7 +7,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { mediaKeyOf } from './media-key';
-import { clampRange, MEDIA_KEY, mimeOfKey, RECORD_NAME, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
+import { createReadStream } from 'node:fs';
+import { clampRange, MEDIA_KEY, MEDIA_TYPES, mimeOfKey, RECORD_NAME, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
 
 export interface S3MediaSettings {
   bucket: string;
@@ -52,6 +53,17 @@ export class S3MediaStore implements MediaStore {
       new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), Body: bytes, ContentType: mime, ContentLength: bytes.length }),
     );
     return { key, mime, bytes: bytes.length };
+  }
+
+  async putFile(path: string, mime: MediaMime, sha256: string, bytes: number): Promise<StoredFile> {
+    const key = `${sha256}.${MEDIA_TYPES[mime]}`;
+    const existing = await this.stat(key);
+    if (existing) return existing;
+    // Streamed from the file with its length, never read whole.
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), Body: createReadStream(path), ContentType: mime, ContentLength: bytes }),
+    );
+    return { key, mime, bytes };
   }
 
   async stat(key: string): Promise<StoredFile | null> {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { FilesystemMediaStore } from '../../src/media/filesystem-media-store';
 import { MediaLibrary } from '../../src/media/media-library';
+import { Spool } from '../../src/media/spool';
 import { THUMBNAIL_SIZE } from '../../src/media/media-probe';
 import { hammingDistance, hammingDistanceWithin, hashWords, perceptualHash } from '../../src/media/perceptual-hash';
 import { NEAR_DUPLICATE_DISTANCE as NEAR } from '../../src/media/lookalikes';
@@ -26,6 +27,12 @@ describe('MediaLibrary', () => {
     library = new MediaLibrary(store);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A video as the picture maker hands it over: written to a spool file while it arrived. */
+  const spooled = async (bytes: Buffer) => {
+    const spool = await Spool.create(join(dir, 'spool'));
+    await spool.write(bytes);
+    return spool.finish();
+  };
 
   it('stores an image with its dimensions, bytes, a WebP thumbnail that decodes, and a 64-bit perceptual hash', async () => {
     const image = await png('#3366cc', 'Shop now');
@@ -55,7 +62,7 @@ describe('MediaLibrary', () => {
     expect(bomb.length).toBeLessThan(200_000);
     expect(await library.addImage(bomb)).toEqual({ refused: 'not a decodable image' });
     const poster = await png('#000', 'x');
-    expect(await library.addVideo(Buffer.from('not a video at all'), poster, { width: 1, height: 1, duration_seconds: 3 })).toEqual({
+    expect(await library.addVideo(await spooled(Buffer.from('not a video at all')), poster, { width: 1, height: 1, duration_seconds: 3 })).toEqual({
       refused: 'video is not an MP4 file',
     });
   });
@@ -63,7 +70,7 @@ describe('MediaLibrary', () => {
   it('stores a video with its poster frame; the hash and thumbnail are those of the poster', async () => {
     const poster = await png('#aa2222', 'Watch');
     const video = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(500, 1)]);
-    const outcome = await library.addVideo(video, poster, { width: 1080, height: 1920, duration_seconds: 15 });
+    const outcome = await library.addVideo(await spooled(video), poster, { width: 1080, height: 1920, duration_seconds: 15 });
     if (!('media' in outcome)) throw new Error(outcome.refused);
     expect(outcome.media).toMatchObject({ type: 'video', mime: 'video/mp4', bytes: video.length, width: 1080, height: 1920, duration_seconds: 15 });
     expect(outcome.media.poster_key).toMatch(/\.png$/);
