@@ -40,7 +40,8 @@ describe('live sightings through the stream', () => {
     spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env, ...extraEnv }, encoding: 'utf8', input });
   const xadd = (line: string) => producer.xadd(STREAM, '*', 'line', line) as Promise<string>;
   const metric = async (name: string): Promise<number> => {
-    const text = await (await fetch(`${app.url}/metrics`)).text();
+    // Once more on a socket the server closed while idle (undici reuses keep-alive sockets: "other side closed").
+    const text = await (await fetch(`${app.url}/metrics`).catch(() => fetch(`${app.url}/metrics`))).text();
     const row = text.split('\n').find((l) => l.startsWith(`${name} `));
     return row ? Number(row.slice(row.lastIndexOf(' ') + 1)) : 0;
   };
