@@ -9,6 +9,7 @@ module.exports = nodeAppConfig(__dirname, {
     { entryName: 'bench', entryPath: 'apps/query-api/bench/bench.ts' },
     { entryName: 'lookalike-bench', entryPath: 'apps/query-api/bench/lookalike-bench.ts' },
     { entryName: 'live-apply', entryPath: 'apps/query-api/bench/live-apply.ts' },
+    { entryName: 'picture-bench', entryPath: 'apps/query-api/bench/picture-bench.ts' },
   ],
   runtimeChunk: false,
 });

@@ -153,7 +153,8 @@ test('production: replicas, HPA, PDBs, spread, Elasticsearch, Secrets, bootstrap
     assert.equal(env.TRANSPORT_URL, undefined, `${app}: the transport rides on REDIS_URL`);
   }
   assert.equal(byKind(objects, 'ConfigMap')[0].data.REDIS_SCHEME, 'rediss', 'TLS to Redis');
-  const hpas = byKind(objects, 'HorizontalPodAutoscaler');
+  // The picture workers' HPA has a test of its own (below).
+  const hpas = byKind(objects, 'HorizontalPodAutoscaler').filter((h) => h.spec.scaleTargetRef.name !== 'picture-worker');
   assert.deepEqual(hpas.map((h) => h.spec.scaleTargetRef.name).sort(), ['mcp-gateway', 'query-api']);
   for (const hpa of hpas) {
     assert.ok(hpa.spec.minReplicas >= 2 && hpa.spec.maxReplicas > hpa.spec.minReplicas);
@@ -189,4 +190,22 @@ test('local: the in-cluster Redis creates the users of docker/redis-users.json a
   };
   for (const app of APPS) assert.deepEqual(rulesOf(app), ['on', ...table.users[app], ...table.shared, ...table.commands], `${app}'s ACL rules`);
   assert.deepEqual(rulesOf('producer'), ['on', ...table.producer], "the producer's ACL rules");
+});
+
+test('both overlays: picture workers of their own, on the media query-api uses, autoscaled in production', { skip }, () => {
+  for (const overlay of OVERLAYS) {
+    const worker = named(rendered[overlay], 'Deployment', 'picture-worker');
+    assert.ok(worker, `${overlay}: a picture-worker Deployment`);
+    const container = worker.spec.template.spec.containers[0];
+    assert.deepEqual(container.args, ['apps/query-api/cli.js', 'media-worker'], `${overlay}: runs the media worker`);
+    assert.equal(container.readinessProbe.httpGet.path, '/readyz', `${overlay}: probed`);
+    assert.match(envOf(container).REDIS_URL, /:\/\/query-api:/, `${overlay}: the queue under ingest:* is query-api's Redis user's`);
+    assert.equal(worker.spec.template.metadata.labels['adintel.io/public'], 'false', `${overlay}: not reachable from the edge`);
+  }
+  const volume = (overlay, app) => named(rendered[overlay], 'Deployment', app).spec.template.spec.volumes.find((v) => v.name === 'data');
+  assert.deepEqual(volume('local', 'picture-worker').persistentVolumeClaim, volume('local', 'query-api').persistentVolumeClaim, 'local: the same media files');
+  const production = rendered.production;
+  assert.ok(envOf(named(production, 'Deployment', 'picture-worker').spec.template.spec.containers[0]).AWS_ACCESS_KEY_ID, 'production: the bucket credentials');
+  const hpa = byKind(production, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === 'picture-worker');
+  assert.ok(hpa && hpa.spec.maxReplicas > hpa.spec.minReplicas, 'production: an HPA of its own');
 });

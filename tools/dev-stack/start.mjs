@@ -25,9 +25,10 @@ const OTHER_APPS = APPS.filter((app) => app !== 'query-api');
 
 await step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
 await step('Building query-api', nx, ['run', 'query-api:build', '--outputStyle=stream']);
+// The demo pictures are rendered after the seed, by the picture worker started below (docs/media.md).
 await Promise.all([
   // What `nx run query-api:seed` runs (project.json), without a second nx start; its lines say what it found and how far it is.
-  step('Seeding demo data (first run only)', process.execPath, ['--max-semi-space-size=64', 'dist/apps/query-api/cli.js', 'seed'], { notices: true }),
+  step('Seeding demo data (first run only)', process.execPath, ['--max-semi-space-size=64', 'dist/apps/query-api/cli.js', 'seed', '--render=later'], { notices: true }),
   step(`Building ${OTHER_APPS.join(', ')}`, nx, ['run-many', '-t', 'build', '-p', OTHER_APPS.join(','), '--outputStyle=stream']),
 ]);
 console.log('\n▶ Creating the demo owner (first run only)');
@@ -63,6 +64,21 @@ for (const app of APPS) {
     if (!stopping) stopAll(code || 1); // one service down takes the stack down, loudly
   });
 }
+
+// The picture worker: a process of its own, so rendering and decoding never take the queries' CPU or memory. It is not
+// an app with a ready line (the stack is up without it); if it stops, the stack stops, loudly, like an app.
+const pictureWorker = spawn(process.execPath, ['--enable-source-maps', join(root, 'dist/apps/query-api/cli.js'), 'media-worker'], {
+  cwd: root,
+  env: process.env,
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+children.set('media-worker', pictureWorker);
+terminal.attach('media-worker', pictureWorker);
+pictureWorker.on('exit', (code, signal) => {
+  children.delete('media-worker');
+  terminal.exited('media-worker', signal ?? code, { expected: stopping });
+  if (!stopping) stopAll(code || 1);
+});
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {

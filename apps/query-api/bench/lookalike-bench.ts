@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SimilarAdsService } from '../src/ads/similar-ads.service';
@@ -25,7 +25,9 @@ import { CreativesService } from '../src/creatives/creatives.service';
 import { writeDemoNdjson } from '../src/ingest/demo-generator';
 import { ingestFile } from '../src/ingest/ingest';
 import { DEMO_SCHEME, parseDemoMediaUrl } from '../src/media/demo-creative';
-import { LookalikeIndex } from '../src/media/lookalike-index.service';
+import { FilesystemMediaStore } from '../src/media/filesystem-media-store';
+import { LookalikeIndex, NO_MADE_HASHES } from '../src/media/lookalike-index.service';
+import { PictureCatalogue } from '../src/media/picture-catalogue';
 import { HASH_BITS } from '../src/media/perceptual-hash';
 import type { RecordMedia, StoredMedia } from '../src/media/stored-media';
 import { CursorCodec } from '../src/paging/cursor-codec';
@@ -143,8 +145,10 @@ const spread = <T>(items: readonly T[], count: number): T[] =>
 
 async function benchStore(store: AdStore, runs: number, limit: number) {
   const pager = new ListPager(new CursorCodec('b'.repeat(32)), new DataWindowService(store));
-  const index = new LookalikeIndex(store);
-  const creatives = new CreativesService(store, pager, { PUBLIC_BASE_URL: 'http://bench.test' }, index);
+  const index = new LookalikeIndex(store, NO_MADE_HASHES);
+  // No entry is pending here (the hashes are drawn into the records), so the catalogue is never read.
+  const pictures = new PictureCatalogue(new FilesystemMediaStore(join(tmpdir(), 'lookalike-bench-media')));
+  const creatives = new CreativesService(store, pager, { PUBLIC_BASE_URL: 'http://bench.test' }, index, pictures);
   const similarAds = new SimilarAdsService(store, pager, creatives);
   const webmasters = new WebmastersService(store, pager);
 

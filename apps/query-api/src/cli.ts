@@ -1,7 +1,9 @@
 /**
  * query-api's data commands (bundled as dist/apps/query-api/cli.js; run through nx):
- *   seed [--count N] [--force] [--pictures N|all]   generate N demo ads (default 100,000) and ingest them, unless the
- *                                    store has data, rendering up to 4,000 demo pictures (whole families, most-run first)
+ *   seed [--count N] [--force] [--pictures N|all] [--render now|later]   generate N demo ads (default 100,000) and ingest
+ *                                    them, unless the store has data, with up to 4,000 demo pictures (whole families,
+ *                                    most-run first), rendered before the seed ends (now) or by the picture workers after
+ *   media-worker                     make the pictures queued by the live door and the seed (docs/media.md)
  *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
  *   (SQLite: both write a new file beside the store and switch to it when finished: store/store-file.ts)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
@@ -32,6 +34,9 @@ import { createMediaFetcher } from './media/media-fetch';
 import { MediaIngest } from './media/media-ingest';
 import { MediaLibrary } from './media/media-library';
 import { createMediaStore } from './media/media-store-factory';
+import { PictureBacklog } from './media/media-ingest';
+import { runPictureWorker } from './media/picture-worker-process';
+import { PictureQueue } from './media/picture-queue';
 
 const out = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -54,6 +59,7 @@ async function main(): Promise<number> {
       resend: { type: 'string' },
       'forget-group': { type: 'string' },
       pictures: { type: 'string' },
+      render: { type: 'string' },
     },
   });
   const [command, fileArg] = positionals;
@@ -83,9 +89,10 @@ async function main(): Promise<number> {
   if (command === 'ingest' && values.live !== undefined) return withStream(live, (stream) => publish(stream, live, values.live ?? '-', values.rate));
   if (command === 'dead-letters') return withStream(live, (stream) => deadLetters(stream, live, values.resend, values.limit));
   if (command === 'live-status') return withStream(live, (stream) => liveStatus(stream, live, values['forget-group']));
+  if (command === 'media-worker') return runPictureWorker(config);
 
   if (command !== 'seed' && command !== 'ingest') {
-    throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest, generate, dead-letters or live-status`);
+    throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use seed, ingest, generate, dead-letters, live-status or media-worker`);
   }
   // SQLite: the load writes a new file beside the store and switches to it when finished (store-file.ts).
   const target = sqliteFileIn(config.DATA_DIR);
@@ -116,9 +123,20 @@ async function main(): Promise<number> {
       const budget = values.pictures === 'all' ? null : values.pictures === undefined ? DEFAULT_PICTURES : Number(values.pictures);
       if (budget !== null && (!Number.isInteger(budget) || budget < 0)) throw new Error('--pictures must be a number of pictures or all');
       const pictures = budget === null ? undefined : demoPicturesWithin(count, budget, seed);
-      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, null, pictures), onFinishing });
+      if (values.render !== undefined && values.render !== 'now' && values.render !== 'later') throw new Error('--render must be now or later');
+      // --render later: the store is complete and served without its pictures; the picture workers render them after.
+      const later = values.render === 'later' ? new PictureBacklog(false) : null;
+      const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, null, pictures, null, later), onFinishing });
       out(formatSummary(summary));
       if (summary.written === 0) return 1;
+      // Queued before the switch: a seed stopped in between leaves jobs for pictures nobody reads (harmless; a new
+      // seed queues them again), never a switched store with pictures pending and no job to make them.
+      if (later?.size) {
+        const queue = PictureQueue.connect(live.url, live.stream);
+        const jobs = later.take();
+        await queue.enqueue(jobs).finally(() => queue.close());
+        out(`queued ${jobs.length} demo pictures for the picture workers (media-worker)`);
+      }
       await switchTo(load, writer);
       writer = null;
       return 0;

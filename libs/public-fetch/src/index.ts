@@ -1,2 +1,2 @@
 export { type AddressVerdict, checkAddress, guardedLookup } from './address-guard';
-export { PublicFetcher, type FetchBounds, type PublicFetchOptions, type PublicFetchResult } from './public-fetch';
+export { PublicFetcher, type FetchBounds, type PublicFetchOptions, type PublicFetchResult, type PublicStreamResult } from './public-fetch';

@@ -24,6 +24,9 @@ export type PublicFetchResult =
   | { readonly ok: true; readonly bytes: Buffer; readonly contentType: string }
   | { readonly ok: false; readonly reason: string };
 
+/** What `fetchInto` answers: the body went to the sink, chunk by chunk; here is how much and its type. */
+export type PublicStreamResult = { readonly ok: true; readonly size: number; readonly contentType: string } | { readonly ok: false; readonly reason: string };
+
 /**
  * GETs a URL a caller gave, with the guards of a server fetching on someone else's behalf: http(s) only, no user info,
  * public addresses only (an IP literal is checked here, a name in the connection's DNS lookup), no redirects (a 3xx
@@ -43,7 +46,18 @@ export class PublicFetcher {
     });
   }
 
+  /** The whole body in memory: for small answers (a metadata document, an image of at most 10 MB). */
   async fetch(target: string, bounds: FetchBounds): Promise<PublicFetchResult> {
+    const chunks: Buffer[] = [];
+    const result = await this.fetchInto(target, bounds, (chunk) => void chunks.push(Buffer.from(chunk)));
+    return result.ok ? { ok: true, bytes: Buffer.concat(chunks), contentType: result.contentType } : result;
+  }
+
+  /**
+   * The body handed to `sink` chunk by chunk as it arrives (a file being written and hashed), never held whole; a
+   * body that passes the bound stops there (the sink has then seen part of it: the caller discards it).
+   */
+  async fetchInto(target: string, bounds: FetchBounds, sink: (chunk: Uint8Array) => void | Promise<void>): Promise<PublicStreamResult> {
     const maxBytes = Math.min(bounds.maxBytes ?? this.options.maxBytes, this.options.maxBytes);
     const url = URL.parse(target);
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) return refuse('not an http(s) URL');
@@ -74,18 +88,20 @@ export class PublicFetcher {
         await response.body?.cancel();
         return refuse(`larger than ${maxBytes} bytes (Content-Length ${declared})`);
       }
-      const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of response.body ?? []) {
         size += (chunk as Uint8Array).byteLength;
         // Leaving the loop cancels the body (the iterator's return), so the rest is never read.
         if (size > maxBytes) return refuse(`larger than ${maxBytes} bytes`);
-        chunks.push(Buffer.from(chunk as Uint8Array));
+        await sink(chunk as Uint8Array);
       }
-      return { ok: true, bytes: Buffer.concat(chunks), contentType };
+      return { ok: true, size, contentType };
     } catch (error) {
       if (signal.aborted) return refuse(`no complete answer within ${this.options.timeoutMs} ms`);
-      return refuse(reasonOf(error));
+      const reason = reasonOf(error);
+      // The dispatcher's own bound (maxResponseSize) stopped the body: said as the bound it is.
+      if (/exceeded max size/i.test(reason)) return refuse(`larger than ${maxBytes} bytes`);
+      return refuse(reason);
     }
   }
 
@@ -94,7 +110,7 @@ export class PublicFetcher {
   }
 }
 
-const refuse = (reason: string): PublicFetchResult => ({ ok: false, reason });
+const refuse = (reason: string) => ({ ok: false, reason }) as const;
 
 /** The innermost message: undici wraps connection failures ("fetch failed") around the reason. */
 function reasonOf(error: unknown): string {

@@ -1,3 +1,4 @@
+import { MediaModule } from '../media/media.module';
 import { Module } from '@nestjs/common';
 import { CreativesModule } from '../creatives/creatives.module';
 import { StoreModule } from '../store/store.module';
@@ -5,5 +6,5 @@ import { AdsController } from './ads.controller';
 import { AdsService } from './ads.service';
 import { SimilarAdsService } from './similar-ads.service';
 
-@Module({ imports: [StoreModule, CreativesModule], controllers: [AdsController], providers: [AdsService, SimilarAdsService] })
+@Module({ imports: [StoreModule, CreativesModule, MediaModule], controllers: [AdsController], providers: [AdsService, SimilarAdsService] })
 export class AdsModule {}

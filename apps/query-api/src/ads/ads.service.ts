@@ -17,6 +17,7 @@ import { ListPager } from '../paging/list-pager';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../config';
 import { publicMedia } from '../media/media-links';
+import { PictureCatalogue } from '../media/picture-catalogue';
 import { AD_STORE, type AdFilter, type AdStore, type BreakdownResult } from '../store/ad-store.port';
 import { EXACT_TOTAL_UP_TO, toAdFilter } from './ad-filter';
 import { SimilarAdsService } from './similar-ads.service';
@@ -35,6 +36,7 @@ export class AdsService {
     private readonly pager: ListPager,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'PUBLIC_BASE_URL'>,
     private readonly similar: SimilarAdsService,
+    private readonly pictures: PictureCatalogue,
   ) {}
 
   async search(args: SearchAdsArgs): Promise<AdsPage> {
@@ -53,7 +55,7 @@ export class AdsService {
   async get(id: string): Promise<AdDetail> {
     const ad = await this.store.getAd(id);
     if (!ad) throw ServiceError.notFound('ad', id);
-    return { ...ad, media: publicMedia(this.config.PUBLIC_BASE_URL, ad.creative_id, ad.media) };
+    return { ...ad, media: publicMedia(this.config.PUBLIC_BASE_URL, ad.creative_id, await this.pictures.resolve(ad.media)) };
   }
 
   async count(args: CountAdsArgs): Promise<AdsCount> {

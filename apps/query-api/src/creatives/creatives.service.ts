@@ -6,6 +6,7 @@ import type { AppConfig } from '../config';
 import { LookalikeIndex } from '../media/lookalike-index.service';
 import { similarityOf } from '../media/lookalikes';
 import { publicMedia } from '../media/media-links';
+import { PictureCatalogue } from '../media/picture-catalogue';
 import { ListPager, nameQuery } from '../paging/list-pager';
 import { rankedPage, type Ranked } from '../paging/ranked-page';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';
@@ -21,6 +22,7 @@ export class CreativesService {
     private readonly pager: ListPager,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'PUBLIC_BASE_URL'>,
     private readonly lookalikes: LookalikeIndex,
+    private readonly pictures: PictureCatalogue,
   ) {}
 
   search(args: SimilarNameSearchArgs): Promise<CreativeList> {
@@ -34,13 +36,14 @@ export class CreativesService {
   async get(id: string): Promise<Creative> {
     const creative = await this.store.getCreative(id);
     if (!creative) throw ServiceError.notFound('creative', id);
-    return { ...creative, media: publicMedia(this.config.PUBLIC_BASE_URL, creative.id, creative.media) };
+    return { ...creative, media: publicMedia(this.config.PUBLIC_BASE_URL, creative.id, await this.pictures.resolve(creative.media)) };
   }
 
   /**
    * The creatives within NEAR_DUPLICATE_DISTANCE of this one's first picture (itself left out), nearest first. The
    * picture's hash comes from the index when it holds the creative; a creative it does not hold (no picture, or one
-   * added since the index was built) is read from the store.
+   * added since the index was built) is read from the store. A creative whose picture a worker is still making has
+   * no hash yet: that is a `conflict` to ask again shortly, not an empty list that would read as "no look-alikes".
    */
   async nearDuplicates(id: string): Promise<{ id: string; distance: number }[]> {
     const index = await this.lookalikes.index();
@@ -48,7 +51,13 @@ export class CreativesService {
     if (phash === undefined) {
       const creative = await this.store.getCreative(id);
       if (!creative) throw ServiceError.notFound('creative', id);
-      phash = creative.media[0]?.stored?.phash;
+      const [first] = await this.pictures.resolve(creative.media.slice(0, 1));
+      phash = first?.stored?.phash;
+      if (!phash && first?.pending && first.failed === undefined) {
+        throw ServiceError.of('conflict', `the picture of creative ${JSON.stringify(id)} is still being made (pending): ask again in a minute`, {
+          retry_after_seconds: 30,
+        });
+      }
       if (!phash) return [];
     }
     return index

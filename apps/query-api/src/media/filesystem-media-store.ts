@@ -1,8 +1,8 @@
-import { mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { mediaKeyOf } from './media-key';
-import { clampRange, MEDIA_KEY, mimeOfKey, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
+import { clampRange, MEDIA_KEY, MEDIA_TYPES, mimeOfKey, RECORD_NAME, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
 
 /**
  * Files under `<root>/<first two hex digits>/<key>`: content keys never change, so a file once written is never
@@ -27,6 +27,24 @@ export class FilesystemMediaStore implements MediaStore {
     await writeFile(temporary, bytes);
     await rename(temporary, file);
     return { key, mime, bytes: bytes.length };
+  }
+
+  async putFile(path: string, mime: MediaMime, sha256: string, bytes: number): Promise<StoredFile> {
+    const key = `${sha256}.${MEDIA_TYPES[mime]}`;
+    const existing = await this.stat(key);
+    if (existing) return existing;
+    await mkdir(join(this.root, key.slice(0, 2)), { recursive: true });
+    const temporary = `${this.pathOf(key)}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await rename(path, temporary);
+    } catch (error) {
+      // Another filesystem (a spool outside the media root): copied, then the spool file removed.
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      await copyFile(path, temporary);
+      await rm(path, { force: true });
+    }
+    await rename(temporary, this.pathOf(key));
+    return { key, mime, bytes };
   }
 
   async stat(key: string): Promise<StoredFile | null> {
@@ -61,6 +79,26 @@ export class FilesystemMediaStore implements MediaStore {
       return { key, mime, bytes: size, body, range: clamped };
     } finally {
       await handle.close();
+    }
+  }
+
+  /** Records under `<root>/records/<first two hex digits>/<name>.json`, written to a temporary name and renamed. */
+  async putRecord(name: string, body: string): Promise<void> {
+    if (!RECORD_NAME.test(name)) throw new Error(`not a record name: ${name}`);
+    const dir = join(this.root, 'records', name.slice(0, 2));
+    await mkdir(dir, { recursive: true });
+    const temporary = join(dir, `${name}.${randomBytes(6).toString('hex')}.tmp`);
+    await writeFile(temporary, body);
+    await rename(temporary, join(dir, `${name}.json`));
+  }
+
+  async getRecord(name: string): Promise<string | null> {
+    if (!RECORD_NAME.test(name)) return null;
+    try {
+      return await readFile(join(this.root, 'records', name.slice(0, 2), `${name}.json`), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
     }
   }
 

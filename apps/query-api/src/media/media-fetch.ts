@@ -3,7 +3,7 @@ import type { AppConfig } from '../config';
 import { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES } from './media-library';
 
 /** What ingest asks of a fetcher (libs/public-fetch: public addresses only, no redirects, bounded, typed). */
-export type MediaFetcher = Pick<PublicFetcher, 'fetch'>;
+export type MediaFetcher = Pick<PublicFetcher, 'fetch' | 'fetchInto'>;
 
 /** Content-Types a fetched picture (an image, a video's poster frame) or video may come with: the stored types. */
 export const FETCHED_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;

@@ -3,6 +3,7 @@ import type { RawImage } from './demo-creative';
 import { isMp4, probeImage, thumbnailOf } from './media-probe';
 import type { MediaMime, MediaStore } from './media-store.port';
 import { perceptualHash } from './perceptual-hash';
+import type { SpooledFile } from './spool';
 import type { StoredMedia } from './stored-media';
 
 /** Bounds of what ingest accepts (a larger file is a rejected line with its reason). */
@@ -73,14 +74,17 @@ export class MediaLibrary {
 
   /**
    * A video and its poster frame (an image, decoded and checked like any). Without a decoder for video on board, the
-   * video's own dimensions and duration are the ones its line states; its bytes must be an MP4.
+   * video's own dimensions and duration are the ones its line states; its bytes must be an MP4. The video comes as a
+ * spooled file (spool.ts), moved into the store without being read into memory.
    */
-  async addVideo(bytes: Buffer, poster: Buffer, claimed: { width: number; height: number; duration_seconds: number | null }): Promise<AddOutcome> {
-    if (bytes.length > MAX_VIDEO_BYTES) return { refused: `video larger than ${MAX_VIDEO_BYTES} bytes` };
-    if (!isMp4(bytes)) return { refused: 'video is not an MP4 file' };
+  async addVideo(video: SpooledFile, poster: Buffer, claimed: { width: number; height: number; duration_seconds: number | null }): Promise<AddOutcome> {
+    if (video.bytes > MAX_VIDEO_BYTES) return { refused: `video larger than ${MAX_VIDEO_BYTES} bytes` };
+    if (!isMp4(video.head)) return { refused: 'video is not an MP4 file' };
     const frame = await this.addImage(poster);
     if ('refused' in frame) return { refused: `poster: ${frame.refused}` };
-    const file = await this.put(bytes, 'video/mp4');
+    const file = await this.store.putFile(video.path, 'video/mp4', video.sha256, video.bytes).catch((error: unknown) => {
+      throw new MediaStoreError(error);
+    });
     return {
       media: {
         ...frame.media,

@@ -10,8 +10,11 @@ export interface ProbedImage {
 
 const IMAGE_FORMATS: Record<string, MediaMime> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
-/** Largest side of a stored image, and of the pixels a decoder may be asked to hold (a decompression bomb stops here). */
-export const MAX_IMAGE_SIDE = 8_192;
+/**
+ * Largest side of a stored image, and of the pixels a decoder may be asked to hold (a decompression bomb stops here):
+ * 4096x4096 is far beyond any ad creative, and its decoded RGBA (64 MiB) fits a picture worker's memory.
+ */
+export const MAX_IMAGE_SIDE = 4_096;
 const MAX_INPUT_PIXELS = MAX_IMAGE_SIDE * MAX_IMAGE_SIDE;
 
 /**
@@ -19,6 +22,11 @@ const MAX_INPUT_PIXELS = MAX_IMAGE_SIDE * MAX_IMAGE_SIDE;
  * The pixels (decoded once) feed the thumbnail and the hash.
  */
 export async function probeImage(bytes: Buffer): Promise<(ProbedImage & { pixels: sharp.Sharp }) | { refused: string }> {
+  // libvips picks its loader from the bytes: only bytes that start as an allowed type reach it, so its TIFF, SVG, HEIF,
+  // PDF... loaders never parse what a producer sent.
+  const sniffed = sniffImage(bytes);
+  if (sniffed === null) return { refused: 'not a decodable image' };
+  if (!(sniffed in IMAGE_FORMATS)) return { refused: `image type ${sniffed} is not allowed (png, jpeg, webp, gif)` };
   let meta: sharp.Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
@@ -36,6 +44,22 @@ export async function probeImage(bytes: Buffer): Promise<(ProbedImage & { pixels
   } catch {
     return { refused: 'image does not decode' };
   }
+}
+
+/**
+ * The image type the first bytes announce: the allowed ones (png, jpeg, webp, gif), a few refused ones named so the
+ * refusal says why (svg, tiff, heif), or null.
+ */
+export function sniffImage(bytes: Buffer): string | null {
+  const ascii = (start: number, end: number) => bytes.toString('latin1', start, end);
+  if (bytes.length >= 8 && bytes.readUInt32BE(0) === 0x89504e47 && bytes.readUInt32BE(4) === 0x0d0a1a0a) return 'png';
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
+  if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'webp';
+  if (bytes.length >= 6 && (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a')) return 'gif';
+  if (bytes.length >= 4 && (ascii(0, 4) === 'II*\0' || ascii(0, 4) === 'MM\0*')) return 'tiff';
+  if (bytes.length >= 12 && ascii(4, 8) === 'ftyp') return 'heif';
+  if (/^\s*(<\?xml|<svg|<!DOCTYPE svg)/i.test(ascii(0, 256))) return 'svg';
+  return null;
 }
 
 /** An MP4 (ISO base media) file starts with an `ftyp` box; nothing else is taken as a video. */

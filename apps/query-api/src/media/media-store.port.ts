@@ -43,18 +43,34 @@ export interface MediaStore {
   /** Stores the bytes under their content key; storing the same bytes again changes nothing. */
   put(bytes: Buffer, mime: MediaMime): Promise<StoredFile>;
   /**
+   * Moves a file written elsewhere (a Spool under the data directory) in under its content key (`sha256` is its hash,
+   * computed while it was written), without reading it into memory; storing the same bytes again changes nothing.
+   * The file at `path` is gone afterwards, or left for the caller to remove.
+   */
+  putFile(path: string, mime: MediaMime, sha256: string, bytes: number): Promise<StoredFile>;
+  /**
    * The file (or the part of it in `range`, clamped to the file); null when no file has that key. A range that starts
    * past the end reads nothing (an empty body, `range` null): callers check it with `clampRange` first (HTTP 416).
    */
   get(key: string, range?: ByteRange): Promise<MediaRead | null>;
   /** The file's size and type without its bytes; null when absent. */
   stat(key: string): Promise<StoredFile | null>;
+  /**
+   * A small record kept beside the files under a name (64 hex digits): what the picture workers made of a media source
+   * (picture-catalogue.ts), so every replica and every worker sees it. Writing a name again replaces its record whole.
+   */
+  putRecord(name: string, body: string): Promise<void>;
+  /** The record under that name; null when there is none (or the name is not 64 hex digits). */
+  getRecord(name: string): Promise<string | null>;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 export const MEDIA_STORE = Symbol('MEDIA_STORE');
+
+/** A record's name: the SHA-256 (hex) of what it describes. */
+export const RECORD_NAME = /^[0-9a-f]{64}$/;
 
 export function mimeOfKey(key: string): MediaMime | null {
   const match = MEDIA_KEY.exec(key);

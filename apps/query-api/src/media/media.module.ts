@@ -7,17 +7,24 @@ import { MediaController } from './media.controller';
 import { MediaService } from './media.service';
 import { createMediaStore } from './media-store-factory';
 import { MEDIA_STORE, type MediaStore } from './media-store.port';
+import { PictureCatalogue } from './picture-catalogue';
+import { PictureQueue } from './picture-queue';
+import { liveSettingsFrom } from '../live/live-settings';
 
 class MediaStoreShutdown implements OnApplicationShutdown {
-  constructor(@Inject(MEDIA_STORE) private readonly store: MediaStore) {}
+  constructor(
+    @Inject(MEDIA_STORE) private readonly store: MediaStore,
+    private readonly queue: PictureQueue,
+  ) {}
   async onApplicationShutdown() {
-    await this.store.close();
+    await Promise.all([this.store.close(), this.queue.close()]);
   }
 }
 
 /**
  * The configured media store (MEDIA_STORE, media-store-factory.ts), the files read for the gateway's media route
- * (`QueryMessages.getMedia`), and the look-alike index of the creatives.
+ * (`QueryMessages.getMedia`), the look-alike index of the creatives, and the picture catalogue the reads resolve
+ * pending pictures against.
  */
 @Module({
   imports: [StoreModule],
@@ -25,9 +32,18 @@ class MediaStoreShutdown implements OnApplicationShutdown {
   providers: [
     MediaService,
     { provide: MEDIA_STORE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createMediaStore(config) },
+    { provide: PictureCatalogue, inject: [MEDIA_STORE], useFactory: (store: MediaStore) => new PictureCatalogue(store) },
+    {
+      provide: PictureQueue,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => {
+        const live = liveSettingsFrom(config);
+        return PictureQueue.connect(live.url, live.stream);
+      },
+    },
     MediaStoreShutdown,
     LookalikeIndex,
   ],
-  exports: [MEDIA_STORE, LookalikeIndex],
+  exports: [MEDIA_STORE, LookalikeIndex, PictureCatalogue],
 })
 export class MediaModule {}

@@ -7,7 +7,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { mediaKeyOf } from './media-key';
-import { clampRange, MEDIA_KEY, mimeOfKey, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
+import { createReadStream } from 'node:fs';
+import { clampRange, MEDIA_KEY, MEDIA_TYPES, mimeOfKey, RECORD_NAME, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
 
 export interface S3MediaSettings {
   bucket: string;
@@ -54,6 +55,17 @@ export class S3MediaStore implements MediaStore {
     return { key, mime, bytes: bytes.length };
   }
 
+  async putFile(path: string, mime: MediaMime, sha256: string, bytes: number): Promise<StoredFile> {
+    const key = `${sha256}.${MEDIA_TYPES[mime]}`;
+    const existing = await this.stat(key);
+    if (existing) return existing;
+    // Streamed from the file with its length, never read whole.
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), Body: createReadStream(path), ContentType: mime, ContentLength: bytes }),
+    );
+    return { key, mime, bytes };
+  }
+
   async stat(key: string): Promise<StoredFile | null> {
     const mime = mimeOfKey(key);
     if (!mime) return null;
@@ -88,6 +100,30 @@ export class S3MediaStore implements MediaStore {
       );
       const body = Buffer.from((await object.Body?.transformToByteArray()) ?? new Uint8Array());
       return { key, mime, bytes: size ?? body.length, body, range: range ?? null };
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  /** Records are objects `<prefix>records/<first two hex digits>/<name>.json`. */
+  private recordKey(name: string): string {
+    return `${this.settings.prefix}records/${name.slice(0, 2)}/${name}.json`;
+  }
+
+  async putRecord(name: string, body: string): Promise<void> {
+    if (!RECORD_NAME.test(name)) throw new Error(`not a record name: ${name}`);
+    const bytes = Buffer.from(body);
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.recordKey(name), Body: bytes, ContentType: 'application/json', ContentLength: bytes.length }),
+    );
+  }
+
+  async getRecord(name: string): Promise<string | null> {
+    if (!RECORD_NAME.test(name)) return null;
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.recordKey(name) }));
+      return (await object.Body?.transformToString('utf8')) ?? null;
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;

@@ -31,17 +31,28 @@ export interface RecordMedia {
   /** A video's poster frame, as a bundle path (ingest only). */
   poster?: string;
   stored?: StoredMedia;
+  /**
+   * The picture is made after the ad was applied, by the picture workers (picture-worker.ts): what they made is in
+   * the picture catalogue (picture-catalogue.ts), which the reads consult while the record says pending.
+   */
+  pending?: true;
 }
 
 /**
  * The entries with the stored file of each URL `held` has one for (what the store holds for the same ad, or for its
  * creative): a live line carries its media as published, and the file was stored (or the demo picture rendered) when
  * the URL was first loaded, so a re-sighting keeps its pictures and its re-delivery changes nothing. Both ad engines'
- * live writers apply it, and the live door before it resolves what is left (src/live).
+ * live writers apply it, and the live door before it resolves what is left (src/live). A URL still pending in `held`
+ * stays pending.
  */
 export function keepingStoredMedia(media: RecordMedia[], held: readonly RecordMedia[]): RecordMedia[] {
-  if (!media.some((m) => !m.stored)) return media;
-  const stored = new Map(held.flatMap((m) => (m.stored ? [[m.url, m.stored] as const] : [])));
-  if (!stored.size) return media;
-  return media.map((m) => (m.stored || !stored.has(m.url) ? m : { ...m, stored: stored.get(m.url) as StoredMedia }));
+  if (!media.some((m) => !m.stored && !m.pending)) return media;
+  // A URL whose picture is still being made stays pending (the workers have its job already).
+  const kept = new Map<string, Pick<RecordMedia, 'stored' | 'pending'>>();
+  for (const m of held) {
+    if (m.stored) kept.set(m.url, { stored: m.stored });
+    else if (m.pending) kept.set(m.url, { pending: true });
+  }
+  if (!kept.size) return media;
+  return media.map((m) => (m.stored || m.pending || !kept.has(m.url) ? m : { ...m, ...kept.get(m.url) }));
 }

@@ -14,7 +14,8 @@ import { generateDemoAds } from '../../src/ingest/demo-generator';
 import { parseAdLine } from '../../src/ingest/ingest';
 import { parseDemoMediaUrl } from '../../src/media/demo-creative';
 import { FilesystemMediaStore } from '../../src/media/filesystem-media-store';
-import { LookalikeIndex } from '../../src/media/lookalike-index.service';
+import { LookalikeIndex, NO_MADE_HASHES } from '../../src/media/lookalike-index.service';
+import { PictureCatalogue } from '../../src/media/picture-catalogue';
 import { MediaIngest } from '../../src/media/media-ingest';
 import { MediaLibrary } from '../../src/media/media-library';
 import { CursorCodec } from '../../src/paging/cursor-codec';
@@ -47,7 +48,8 @@ describe('look-alikes on the demo families', () => {
       if ('rejected' in parsed) throw new Error(parsed.rejected.reason);
       return parsed.record;
     });
-    const ingest = new MediaIngest(new MediaLibrary(new FilesystemMediaStore(join(dir, 'media'))), null);
+    const files = new FilesystemMediaStore(join(dir, 'media'));
+    const ingest = new MediaIngest(new MediaLibrary(files), null);
     const resolved = await ingest.resolve(records);
     expect(resolved.rejected).toEqual([]);
     records = resolved.records;
@@ -62,8 +64,10 @@ describe('look-alikes on the demo families', () => {
     await writer.close();
     store = new SqliteStore({ file, workers: 0 });
     const pager = new ListPager(new CursorCodec('x'.repeat(32)), new DataWindowService(store));
-    creatives = new CreativesService(store, pager, CONFIG, new LookalikeIndex(store));
-    ads = new AdsService(store, pager, CONFIG, new SimilarAdsService(store, pager, creatives));
+    // The pictures are rendered inline here (none pending): picture-worker.process.spec.ts covers those made later.
+    const pictures = new PictureCatalogue(files);
+    creatives = new CreativesService(store, pager, CONFIG, new LookalikeIndex(store, NO_MADE_HASHES), pictures);
+    ads = new AdsService(store, pager, CONFIG, new SimilarAdsService(store, pager, creatives), pictures);
     webmasters = new WebmastersService(store, pager);
   }, 600_000);
 

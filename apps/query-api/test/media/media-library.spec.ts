@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { FilesystemMediaStore } from '../../src/media/filesystem-media-store';
 import { MediaLibrary } from '../../src/media/media-library';
+import { Spool } from '../../src/media/spool';
 import { THUMBNAIL_SIZE } from '../../src/media/media-probe';
 import { hammingDistance, hammingDistanceWithin, hashWords, perceptualHash } from '../../src/media/perceptual-hash';
 import { NEAR_DUPLICATE_DISTANCE as NEAR } from '../../src/media/lookalikes';
@@ -26,6 +27,12 @@ describe('MediaLibrary', () => {
     library = new MediaLibrary(store);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A video as the picture maker hands it over: written to a spool file while it arrived. */
+  const spooled = async (bytes: Buffer) => {
+    const spool = await Spool.create(join(dir, 'spool'));
+    await spool.write(bytes);
+    return spool.finish();
+  };
 
   it('stores an image with its dimensions, bytes, a WebP thumbnail that decodes, and a 64-bit perceptual hash', async () => {
     const image = await png('#3366cc', 'Shop now');
@@ -42,8 +49,20 @@ describe('MediaLibrary', () => {
   it('refuses SVG, bytes that are not an image, and a video that is not an MP4, saying why', async () => {
     expect(await library.addImage(svg('#000', 'x'))).toEqual({ refused: 'image type svg is not allowed (png, jpeg, webp, gif)' });
     expect(await library.addImage(Buffer.from('hello'))).toEqual({ refused: 'not a decodable image' });
+    // Refused by their first bytes, before libvips parses them (a TIFF, a HEIF: loaders an ad never needs).
+    const tiff = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123' } }).tiff().toBuffer();
+    expect(await library.addImage(tiff)).toEqual({ refused: 'image type tiff is not allowed (png, jpeg, webp, gif)' });
+    expect(await library.addImage(Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic'), Buffer.alloc(16)]))).toEqual({
+      refused: 'image type heif is not allowed (png, jpeg, webp, gif)',
+    });
+  });
+
+  it('refuses a pixel bomb (a small PNG that decodes past 4096x4096) before decoding it', async () => {
+    const bomb = await sharp({ create: { width: 5_000, height: 5_000, channels: 3, background: '#000' } }).png({ compressionLevel: 9 }).toBuffer();
+    expect(bomb.length).toBeLessThan(200_000);
+    expect(await library.addImage(bomb)).toEqual({ refused: 'not a decodable image' });
     const poster = await png('#000', 'x');
-    expect(await library.addVideo(Buffer.from('not a video at all'), poster, { width: 1, height: 1, duration_seconds: 3 })).toEqual({
+    expect(await library.addVideo(await spooled(Buffer.from('not a video at all')), poster, { width: 1, height: 1, duration_seconds: 3 })).toEqual({
       refused: 'video is not an MP4 file',
     });
   });
@@ -51,7 +70,7 @@ describe('MediaLibrary', () => {
   it('stores a video with its poster frame; the hash and thumbnail are those of the poster', async () => {
     const poster = await png('#aa2222', 'Watch');
     const video = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(500, 1)]);
-    const outcome = await library.addVideo(video, poster, { width: 1080, height: 1920, duration_seconds: 15 });
+    const outcome = await library.addVideo(await spooled(video), poster, { width: 1080, height: 1920, duration_seconds: 15 });
     if (!('media' in outcome)) throw new Error(outcome.refused);
     expect(outcome.media).toMatchObject({ type: 'video', mime: 'video/mp4', bytes: video.length, width: 1080, height: 1920, duration_seconds: 15 });
     expect(outcome.media.poster_key).toMatch(/\.png$/);

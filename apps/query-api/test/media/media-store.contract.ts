@@ -3,6 +3,9 @@
  * engine and the S3 engine (against the S3 double of test/support/s3-double.ts).
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MediaStore } from '../../src/media/media-store.port';
 
 export interface MediaStoreUnderTest {
@@ -49,6 +52,34 @@ export function describeMediaStoreContract(engine: string, open: () => Promise<M
       const past = await subject.store.get(key, { start: 5_000, end: 5_010 });
       expect(past?.body.length).toBe(0);
       expect(past?.range).toBeNull();
+    });
+
+    it('moves a spooled file in under its content key, once for the same bytes', async () => {
+      const spoolDir = mkdtempSync(join(tmpdir(), 'media-contract-spool-'));
+      try {
+        const video = Buffer.concat([Buffer.from('\0\0\0\x18ftypisom'), bytes]);
+        const sha256 = createHash('sha256').update(video).digest('hex');
+        const first = join(spoolDir, 'a.part');
+        writeFileSync(first, video);
+        const stored = await subject.store.putFile(first, 'video/mp4', sha256, video.length);
+        expect(stored).toEqual({ key: `${sha256}.mp4`, mime: 'video/mp4', bytes: video.length });
+        expect((await subject.store.get(stored.key))?.body.equals(video)).toBe(true);
+        const again = join(spoolDir, 'b.part');
+        writeFileSync(again, video);
+        expect(await subject.store.putFile(again, 'video/mp4', sha256, video.length)).toEqual(stored);
+      } finally {
+        rmSync(spoolDir, { recursive: true, force: true });
+      }
+    });
+
+    it('keeps a record under its name, replaces it whole, and answers null for an unknown or malformed name', async () => {
+      const name = createHash('sha256').update('demo:cr_1/0').digest('hex');
+      expect(await subject.store.getRecord(name)).toBeNull();
+      await subject.store.putRecord(name, '{"state":"retrying"}');
+      await subject.store.putRecord(name, '{"state":"done"}');
+      expect(await subject.store.getRecord(name)).toBe('{"state":"done"}');
+      expect(await subject.store.getRecord('../../etc/passwd')).toBeNull();
+      await expect(subject.store.putRecord('../x', '{}')).rejects.toThrow('not a record name');
     });
 
     it('answers null for a key it does not hold, and for anything that is not a content key', async () => {

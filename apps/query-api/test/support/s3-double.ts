@@ -30,7 +30,9 @@ export async function startS3Double(bucket = 'adintel-media-test'): Promise<S3Do
       const [, bucketName = '', ...rest] = url.pathname.split('/');
       const key = decodeURIComponent(rest.join('/'));
       requests.push({ method: request.method ?? '', path: url.pathname, range: request.headers.range ?? null });
-      const body = await bodyOf(request);
+      const raw = await bodyOf(request);
+      // A streamed upload (a file body) comes aws-chunked, with its checksum in a trailer, as S3 itself accepts it.
+      const body = String(request.headers['content-encoding'] ?? '').includes('aws-chunked') ? unchunk(raw) : raw;
       if (bucketName !== bucket) {
         response.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchBucket</Code></Error>');
         return;
@@ -76,4 +78,17 @@ export async function startS3Double(bucket = 'adintel-media-test'): Promise<S3Do
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The payload of an `aws-chunked` body: `<hex size>[;...]\r\n<data>\r\n` chunks up to a 0-size one (then trailers). */
+function unchunk(raw: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    const size = parseInt(raw.toString('latin1', at, lineEnd).split(';')[0] ?? '0', 16);
+    if (!size) return Buffer.concat(parts);
+    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
 }

@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, DESTINATION_TYPES, OVERVIEW, PLATFORMS } from '../vocabulary';
 import { Id, IsoDate, Share, similarityFields } from './common';
 
+/** What the service holds of a media entry's file (pending: a picture worker is making it). */
+export const MEDIA_FILE_STATES = ['held', 'pending', 'failed', 'not_held'] as const;
+export type MediaFileState = (typeof MEDIA_FILE_STATES)[number];
+
 /** One ad as search_ads returns it. */
 export const Ad = z.object({
   id: Id,
@@ -39,6 +43,14 @@ export const Media = z.object({
   duration_seconds: z.number().nullable(),
   bytes: z.int().min(0).nullable().describe('size of the file; null when the service does not hold it'),
   thumbnail_url: z.string().nullable().describe('a small WebP of it (free); null when the service does not hold the file'),
+  // Optional: added after the first release, so a record without it (an older replica's) still reads.
+  file: z
+    .enum(MEDIA_FILE_STATES)
+    .optional()
+    .describe(
+      'held: the service serves the file (url, thumbnail_url); pending: the service is making it (rendering or fetching) and ' +
+        'serves it within minutes; failed: it could not be had; not_held: the entry keeps the URL it was ingested with',
+    ),
 });
 export type Media = z.infer<typeof Media>;
 
