@@ -75,6 +75,28 @@ export default tseslint.config(
       ],
     },
   },
+  // query-api's store port and engines (apps/query-api/src/store) import no feature folder (media/, live/, ads/...):
+  // the port owns every type it speaks, features depend on it, never the other way. One block per folder depth, so
+  // "up to src/, then into a folder" is caught however deep the importing file sits; src/config.ts (a file) stays
+  // allowed.
+  ...[1, 2, 3].map((depth) => ({
+    files: [`apps/query-api/src/store/${'*/'.repeat(depth - 1)}*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@adintel/testing', message: 'test-only (tag type:testing): import it from test/ code, not from src/' }],
+          patterns: [
+            { group: ['**/libs/testing/**'], message: 'test-only (tag type:testing): import it from test/ code, not from src/' },
+            {
+              group: [`${'../'.repeat(depth)}*/**`],
+              message: 'store/ imports no feature folder of query-api: move the type into store/ (the port owns what it speaks)',
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     // Config files and Node scripts are CommonJS / plain Node.
     files: ['**/*.cjs'],

@@ -18,7 +18,7 @@ import { Redis } from '@adintel/redis';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from '../test/agent';
 import { type Stack, startStack } from '../test/stack';
-import { appCpuMs, redisCpuMs } from './process-stats';
+import { appCpuMs, appThreadCpuMs, appWrittenBytes, redisCpuMs, threadCpuBetween } from './process-stats';
 import { meanBetween, readMetrics, type Reading } from './stage-times';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -194,6 +194,8 @@ async function main() {
     for (const rate of rates) {
       let walPeak = 0;
       cpu = appCpuMs(queryPid);
+      const threadsBefore = appThreadCpuMs(queryPid);
+      const writtenBefore = appWrittenBytes(queryPid);
       reading = await readStack(stack);
       const load = steadyLoad(stack.baseUrl, token, queryRate, seconds);
       const started = performance.now();
@@ -219,6 +221,12 @@ async function main() {
       const freshness = await probe.step();
       stages.push(`${rate}/s: ${stageLine(reading, await readStack(stack))}; write-ahead log at most ${(walPeak / 1e6).toFixed(0)} MB`);
       const stepCpu = appCpuMs(queryPid) - cpu - idleCpu * seconds;
+      // Per thread (the steady query load's CPU included: compare with the idle line), and bytes written.
+      const perThread = threadCpuBetween(threadsBefore, appThreadCpuMs(queryPid))
+        .map(([thread, spent]) => `${thread} ${((spent * 1000) / Math.max(1, sent)).toFixed(0)} µs`)
+        .join(', ');
+      const written = (appWrittenBytes(queryPid) - writtenBefore) / Math.max(1, sent);
+      stages.push(`${rate}/s: CPU per sighting by thread (query load included): ${perThread}; ${(written / 1000).toFixed(1)} KB written per sighting`);
       ingestCpuPerSecond = stepCpu / seconds;
       const groups = (await redis.call('XINFO', 'GROUPS', values.stream)) as unknown[][];
       const backlog = groups.map((g) => {

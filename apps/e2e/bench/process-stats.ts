@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Redis } from '@adintel/redis';
 
 /** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux this runs on (USER_HZ). */
@@ -10,6 +10,49 @@ export function appCpuMs(pid: number): number {
   // Fields after the command name (which may hold spaces) start at state; utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU time (ms) of each thread of a process so far, by thread id, with its name (`MainThread`, `WorkerThread` for a
+ * worker_threads Worker, `V8Worker` for V8's garbage-collector and compiler helpers...). Threads that ended are gone.
+ */
+export function appThreadCpuMs(pid: number): Map<number, { name: string; ms: number }> {
+  const threads = new Map<number, { name: string; ms: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(Number(tid), { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return threads;
+}
+
+/**
+ * Per-thread CPU between two readings, grouped: `main`, each worker thread in start order (`worker 1`, ... : query-api
+ * starts its query workers first and its live writer with the first batch, so the last is the writer), `helpers`
+ * (V8's garbage-collector and compiler threads, libuv's pool).
+ */
+export function threadCpuBetween(before: Map<number, { name: string; ms: number }>, after: Map<number, { name: string; ms: number }>): [string, number][] {
+  const rows: [string, number][] = [];
+  let main = 0;
+  let helpers = 0;
+  let worker = 0;
+  for (const [tid, { name, ms }] of [...after].sort((a, b) => a[0] - b[0])) {
+    const spent = ms - (before.get(tid)?.ms ?? 0);
+    if (name === 'MainThread') main += spent;
+    else if (name === 'WorkerThread') rows.push([`worker ${++worker}`, spent]);
+    else helpers += spent;
+  }
+  return [['main', main], ...rows, ['helpers', helpers]];
+}
+
+/** Bytes a process has caused to be written to storage so far (/proc/<pid>/io write_bytes). */
+export function appWrittenBytes(pid: number): number {
+  return Number(/^write_bytes: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
 }
 
 export interface Resident {

@@ -2,17 +2,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { parseAdLine } from '../ingest/ingest';
 import { DataWindowService } from '../paging/data-window.service';
-import { AD_STORE, type AdRecord, type AdStore } from '../store/ad-store.port';
-import type { LiveWriter } from '../store/store-factory';
+import { type AdRecord, LIVE_WRITER_FACTORY, type LiveWriter, type LiveWriterFactory } from '../store/ad-store.port';
 import { entryTime, IngestStreamRepository, type Sighting } from './ingest-stream.repository';
 import { LiveMedia } from './live-media';
 import { LiveMetrics, type RejectStage, type SightingOutcome } from './live-metrics';
 import type { LiveSettings } from './live-settings';
 
 export const LIVE_SETTINGS = Symbol('LIVE_SETTINGS');
-/** Opens the live writer on first use: a replica that never receives a sighting never opens its store for writing. */
-export const LIVE_WRITER_FACTORY = Symbol('LIVE_WRITER_FACTORY');
-export type LiveWriterFactory = () => LiveWriter;
 /** Lines validated between two turns of the event loop, so a large batch never holds up the queries being served. */
 const PARSE_SLICE = 250;
 
@@ -40,7 +36,6 @@ export class LiveIngestService {
     private readonly metrics: LiveMetrics,
     private readonly dataWindow: DataWindowService,
     private readonly media: LiveMedia,
-    @Inject(AD_STORE) private readonly store: AdStore,
   ) {}
 
   async handle(batch: readonly Sighting[]): Promise<BatchSummary> {
@@ -62,7 +57,6 @@ export class LiveIngestService {
       await this.park(sighting, result ? result.rejected.reason : 'the entry has no `line` field');
     }
     const outcomes: Record<SightingOutcome, number> = { added: 0, replaced: 0, unchanged: 0, superseded: parsed - latest.size };
-    let changed = false;
     // Media the store does not hold yet is rendered or fetched first; a line whose media cannot be had is parked.
     const withMedia = latest.size > 0 ? await this.media.resolve([...latest.values()].map((item) => item.record)) : { records: [], rejected: [] };
     for (const row of withMedia.rejected) {
@@ -72,6 +66,7 @@ export class LiveIngestService {
       await this.park(item.sighting, row.reason);
     }
     if (withMedia.records.length > 0) {
+      // When apply resolves this process's readers see the batch (LiveWriter): the next batch is read after that.
       this.writer ??= this.openWriter();
       const applied = await this.writer.apply(withMedia.records);
       outcomes.added = applied.added;
@@ -83,8 +78,7 @@ export class LiveIngestService {
         rejected.store++;
         await this.park(item.sighting, row.reason);
       }
-      changed = applied.added + applied.replaced > 0;
-      if (changed) this.dataWindow.invalidate();
+      if (applied.added + applied.replaced > 0) this.dataWindow.invalidate();
     }
     await this.repository.ack(
       this.settings.group,
@@ -93,12 +87,6 @@ export class LiveIngestService {
     const entryTimes = batch.map((sighting) => entryTime(sighting.entry));
     this.dataWindow.noteApplied(Math.max(...entryTimes));
     this.metrics.recordBatch(outcomes, rejected, (performance.now() - started) / 1000, entryTimes);
-    // The readers move to the batch off the query path, and the next batch waits for them: on SQLite, a batch written
-    // while they move would keep the write-ahead log from starting over (WorkerPool.catchUp). A failure leaves each
-    // reader to move on its next read.
-    if (changed) {
-      await this.store.catchUp().catch((error: unknown) => this.logger.warn({ msg: 'readers could not catch up with a live batch', error: (error as Error).message }));
-    }
     return { entries: batch.length, outcomes, rejected };
   }
 

@@ -4,10 +4,9 @@ import type { AppConfig } from '../config';
 import { MediaModule } from '../media/media.module';
 import { PagingModule } from '../paging/paging.module';
 import { StoreModule } from '../store/store.module';
-import { createLiveWriter } from '../store/store-factory';
 import { IngestStreamRepository } from './ingest-stream.repository';
 import { LiveConsumer } from './live-consumer';
-import { LIVE_SETTINGS, LIVE_WRITER_FACTORY, LiveIngestService, type LiveWriterFactory } from './live-ingest.service';
+import { LIVE_SETTINGS, LiveIngestService } from './live-ingest.service';
 import { LiveMedia } from './live-media';
 import { LIVE_METRIC_PROVIDERS, LiveMetrics } from './live-metrics';
 import { liveSettingsFrom, type LiveSettings } from './live-settings';
@@ -26,11 +25,6 @@ import { liveSettingsFrom, type LiveSettings } from './live-settings';
       provide: IngestStreamRepository,
       inject: [LIVE_SETTINGS],
       useFactory: (settings: LiveSettings) => IngestStreamRepository.connect(settings.url, settings.stream),
-    },
-    {
-      provide: LIVE_WRITER_FACTORY,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): LiveWriterFactory => () => createLiveWriter(config),
     },
     ...LIVE_METRIC_PROVIDERS,
     LiveMetrics,

@@ -6,15 +6,10 @@
  * stored (`./media-probe.ts`); engines only keep bytes.
  */
 
-/** The only types the service stores and serves (never SVG: it can carry script). */
-export const MEDIA_TYPES = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'video/mp4': 'mp4',
-} as const;
-export type MediaMime = keyof typeof MEDIA_TYPES;
+/** The only types the service stores and serves: the store port's (a record's media carries one). */
+import { MEDIA_TYPES, type MediaMime } from '../store/record-media';
+
+export { MEDIA_TYPES, type MediaMime };
 
 /** A stored file's key: the SHA-256 of its bytes (hex) and the extension of its type, e.g. `3fa9…c2.webp`. */
 export const MEDIA_KEY = /^[0-9a-f]{64}\.(png|jpg|webp|gif|mp4)$/;

@@ -37,10 +37,17 @@ import type {
   Webmaster,
   WebmasterRow,
 } from '@adintel/contracts';
-import type { RecordMedia } from '../media/stored-media';
+import type { RecordMedia } from './record-media';
+
+export type { RecordMedia, StoredMedia } from './record-media';
 
 /** Nest injection token of the active AdStore. */
 export const AD_STORE = Symbol('AD_STORE');
+/**
+ * Nest injection token of the live writer's opener (LiveWriterFactory), chosen with the engine (store.module.ts).
+ * Opened on first use: a replica that never receives a sighting never opens its store for writing.
+ */
+export const LIVE_WRITER_FACTORY = Symbol('LIVE_WRITER_FACTORY');
 
 // ---------------------------------------------------------------------------------------------
 // Ingest
@@ -119,6 +126,13 @@ export interface AdStoreWriter {
   apply(batch: readonly AdRecord[]): Promise<ApplyResult>;
   close(): Promise<void>;
 }
+
+/**
+ * What the live door needs of a writer: apply batches on top of the served store, and close. When apply resolves,
+ * this process's readers see the batch (an engine whose readers must move to it does that inside apply).
+ */
+export type LiveWriter = Pick<AdStoreWriter, 'apply' | 'close'>;
+export type LiveWriterFactory = () => LiveWriter;
 
 // ---------------------------------------------------------------------------------------------
 // Normalised queries
@@ -361,12 +375,6 @@ export interface AdStore {
   /** Resolves when the store answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
-  /**
-   * A live batch was written: readers move to it now, off the path of the queries. SQLite's query workers take
-   * their turns (each brings its columns forward while the others answer from the batch before); Elasticsearch
-   * readers need nothing (a search sees the indices as refreshed).
-   */
-  catchUp(): Promise<void>;
 
   searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>>;
   countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult>;

@@ -40,8 +40,11 @@ describe('live sightings through the stream', () => {
     spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env, ...extraEnv }, encoding: 'utf8', input });
   const xadd = (line: string) => producer.xadd(STREAM, '*', 'line', line) as Promise<string>;
   const metric = async (name: string): Promise<number> => {
-    // Once more on a socket the server closed while idle (undici reuses keep-alive sockets: "other side closed").
-    const text = await (await fetch(`${app.url}/metrics`).catch(() => fetch(`${app.url}/metrics`))).text();
+    // `cli` blocks this process in spawnSync for seconds: the server may close the pooled keep-alive connection
+    // meanwhile, unnoticed until the next fetch on it fails with "other side closed"; by then the close has been read,
+    // so one retry goes out on a new connection.
+    const read = async () => (await fetch(`${app.url}/metrics`)).text();
+    const text = await read().catch(read);
     const row = text.split('\n').find((l) => l.startsWith(`${name} `));
     return row ? Number(row.slice(row.lastIndexOf(' ') + 1)) : 0;
   };

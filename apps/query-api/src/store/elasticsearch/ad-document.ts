@@ -1,5 +1,5 @@
 import type { Ad, AppStore } from '@adintel/contracts';
-import type { RecordMedia } from '../../media/stored-media';
+import type { RecordMedia } from '../record-media';
 import type { AdRecord } from '../ad-store.port';
 import { landingDomainSuffixes, normaliseHost } from './domain-suffixes';
 

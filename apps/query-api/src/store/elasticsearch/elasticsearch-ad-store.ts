@@ -31,7 +31,7 @@ import type {
   CreativeHash,
   CreativeRecord,
 } from '../ad-store.port';
-import type { RecordMedia } from '../../media/stored-media';
+import type { RecordMedia } from '../record-media';
 import type { AdDocument } from './ad-document';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
 import { type EntityKind, indexNames, type IndexNames } from './index-names';
@@ -108,11 +108,6 @@ export class ElasticsearchAdStore implements AdStore {
 
   static fromSettings(settings: ElasticsearchSettings): ElasticsearchAdStore {
     return new ElasticsearchAdStore(createElasticsearchClient(settings), settings.indexPrefix, true);
-  }
-
-  /** Nothing to do: every search reads the indices as last refreshed. */
-  catchUp(): Promise<void> {
-    return Promise.resolve();
   }
 
   async ping(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Ad, AdSort, AdvertiserMatch, BreakdownField, Platform } from '@adintel/contracts';
-import type { RecordMedia } from '../../media/stored-media';
+import type { RecordMedia } from '../record-media';
 import type { AdDetailRecord, AdFilter, AdSearchQuery, BreakdownResult, CountResult, CoverageData, KeysetPage, TrendQuery, TrendResult } from '../ad-store.port';
 import { isoDate } from '../text';
 import { AdPlanner, ftsQuery, SORT_INDEX } from './ad-planner';

@@ -11,7 +11,7 @@ import type {
   WebmasterRow,
 } from '@adintel/contracts';
 import type { ActivityDayData, CatalogData, CreativeHash, CreativeRecord, DateRange, KeysetPage, NameQuery, PagedNameQuery, SortKey } from '../ad-store.port';
-import type { RecordMedia } from '../../media/stored-media';
+import type { RecordMedia } from '../record-media';
 import { dayNumber, isoDate } from '../text';
 import type { GenerationCache } from './generation-cache';
 

@@ -97,23 +97,43 @@ export class EntityRecords {
       for (const id of touched.get(kind) ?? []) {
         const entity = renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => this.creativeTitle(id));
         done.set(id, entity);
-        this.s.deleteNames.run(kind, id);
         if (!entity) {
+          this.s.deleteNames.run(kind, id);
           this.s.deleteEntity.run(kind, id);
           continue;
         }
-        this.s.insertEntity.run(kind, id, entity.adsTotal, JSON.stringify(entity.row), JSON.stringify(entity.full));
-        for (const suffix of nameSuffixes(...entity.names)) this.s.insertName.run(kind, suffix, id);
+        // Written only when what it shows changed: most re-sightings move counters no record shows (a date inside
+        // the range, an impression count), and rewriting a top advertiser's record is kilobytes of log per batch.
+        const row = JSON.stringify(entity.row);
+        const full = JSON.stringify(entity.full);
+        const stored = this.s.entityDocs.get(kind, id) as { ads_total: number; row_doc: string; full_doc: string } | undefined;
+        if (stored?.ads_total === entity.adsTotal && stored.row_doc === row && stored.full_doc === full) continue;
+        this.s.insertEntity.run(kind, id, entity.adsTotal, row, full);
+        this.writeNames(kind, id, nameSuffixes(...entity.names));
       }
     }
     this.writeCatalog(this.facetsOf('store', ''));
     return rendered;
   }
 
+  /** The entity's name index rows become `suffixes`, touched only when they differ. */
+  private writeNames(kind: EntityKind, id: string, suffixes: Iterable<string>): void {
+    const wanted = new Set(suffixes);
+    const held = (this.s.entityNames.all(kind, id) as { suffix: string }[]).map((r) => r.suffix);
+    if (held.length === wanted.size && held.every((suffix) => wanted.has(suffix))) return;
+    this.s.deleteNames.run(kind, id);
+    for (const suffix of wanted) this.s.insertName.run(kind, suffix, id);
+  }
+
+  /** The catalog and the value counts, each written only when it changed (most batches move neither). */
   private writeCatalog(store: Facets): void {
     const { catalog, valueCounts } = renderCatalog(store);
-    this.s.setMeta.run('catalog', JSON.stringify(catalog));
-    this.s.setMeta.run('value_counts', JSON.stringify(valueCounts));
+    for (const [key, value] of [
+      ['catalog', JSON.stringify(catalog)],
+      ['value_counts', JSON.stringify(valueCounts)],
+    ] as const) {
+      if ((this.s.getMeta.get(key) as { value: string } | undefined)?.value !== value) this.s.setMeta.run(key, value);
+    }
   }
 
   /** The title of the creative's ad with the lowest id (ads_by_creative is on (creative_id, id)). */
@@ -148,11 +168,14 @@ function prepare(db: DatabaseSync) {
     insertEntity: st('INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES (?, ?, ?, ?, ?)'),
     deleteEntity: st('DELETE FROM entities WHERE kind = ? AND id = ?'),
     entityRow: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
+    entityDocs: st('SELECT ads_total, row_doc, full_doc FROM entities WHERE kind = ? AND id = ?'),
+    entityNames: st('SELECT suffix FROM name_index WHERE kind = ? AND id = ?'),
     insertName: st('INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES (?, ?, ?)'),
     deleteNames: st('DELETE FROM name_index WHERE kind = ? AND id = ?'),
     creativeTitle: st(
       'SELECT d.creative_title AS title FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id LIMIT 1',
     ),
+    getMeta: st('SELECT value FROM meta WHERE key = ?'),
     setMeta: st('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
   };
 }

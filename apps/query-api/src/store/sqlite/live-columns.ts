@@ -215,11 +215,14 @@ export class LiveColumns {
     const out: AddedAd[] = [];
     for (let i = 0; i < rids.length; i += CHUNK) {
       const chunk = rids.slice(i, i + CHUNK);
+      // The doc (1-2 KB) only when its words are wanted: an ad changed in place kept its text.
       const rows = this.db
-        .prepare(`SELECT ${AD_ROW_COLUMNS}, d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.rid IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as unknown as (AdRow & { doc: string })[];
+        .prepare(
+          `SELECT ${AD_ROW_COLUMNS}${withWords ? ', d.doc' : ''} FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.rid IN (${chunk.map(() => '?').join(',')})`,
+        )
+        .all(...chunk) as unknown as (AdRow & { doc?: string })[];
       for (const { doc, ...row } of rows) {
-        const text = withWords ? (JSON.parse(doc) as { title: string; body: string; landing_url: string }) : null;
+        const text = withWords && doc ? (JSON.parse(doc) as { title: string; body: string; landing_url: string }) : null;
         const adWords = text ? new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) : new Set<string>();
         out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: adWords });
       }

@@ -8,8 +8,8 @@ import { applyPragmasForReading } from './schema';
 
 /** What a query worker serves: every read of the port, synchronous. */
 type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
-/** The methods a worker call may name (every read of the port, and the WAL checkpoint of a catch-up round). */
-export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'checkpointWal';
+/** The methods a worker call may name: every read of the port, and the two steps of a catch-up round (WorkerPool). */
+export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'catchUp' | 'checkpointWal';
 
 /** A reader that keeps its snapshot between reads (a query worker's): how old the snapshot may get. */
 export interface SnapshotHold {

@@ -65,8 +65,14 @@ export class SqliteStore implements AdStore {
   }
 
   ping: AdStore['ping'] = () => this.call('ping');
-  /** The workers take turns (WorkerPool.catchUp); an in-process reader reads each call in a transaction of its own. */
-  catchUp: AdStore['catchUp'] = () => (this.pool ? this.pool.catchUp() : Promise.resolve());
+  /**
+   * A live batch was written: the workers move to it now, taking turns (WorkerPool.catchUp), off the path of the
+   * queries. Not on the port: only SQLite's query workers need it (the live writer calls it, SqliteLiveWriter). An
+   * in-process reader reads each call in a transaction of its own.
+   */
+  catchUp(): Promise<void> {
+    return this.pool ? this.pool.catchUp() : Promise.resolve();
+  }
   searchAds: AdStore['searchAds'] = (query) => this.call('searchAds', query);
   countAds: AdStore['countAds'] = (filter, exactUpTo) => this.call('countAds', filter, exactUpTo);
   getAd: AdStore['getAd'] = (id) => this.call('getAd', id);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { keepingStoredMedia as keepingStored, type RecordMedia } from '../../media/stored-media';
+import { keepingStoredMedia as keepingStored, type RecordMedia } from '../record-media';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
@@ -114,13 +114,15 @@ export class SqliteWriter implements AdStoreWriter {
     try {
       for (const sighting of batch) {
         const old = s.findRow.get(sighting.id) as (AdRow & { content: string; doc: string }) | undefined;
-        const ad = old ? keepingStoredMedia(sighting, old.doc) : sighting;
+        // The stored doc is parsed once (the media it holds and the text seenAgain compares), and only when read.
+        const oldDoc = old ? lazyParsed(old.doc) : null;
+        const ad = oldDoc ? keepingStoredMedia(sighting, oldDoc) : sighting;
         const content = contentDigest(ad);
         if (old?.content === content) {
           result.unchanged++;
           continue;
         }
-        if (old && this.seenAgain(old, ad, content)) {
+        if (old && oldDoc && this.seenAgain(old, oldDoc(), ad, content)) {
           eachFacet(facetSourceOf(old), -1, changes);
           s.logChange.run(seq, old.rid, UPDATED);
           result.replaced++;
@@ -156,8 +158,7 @@ export class SqliteWriter implements AdStoreWriter {
    * nothing, when the ad changed more (its text, first_seen_date, platform, advertiser, webmaster, app, creative or
    * landing host): it is then removed and inserted again.
    */
-  private seenAgain(old: AdRow & { doc: string }, ad: AdRecord, content: string): boolean {
-    const text = JSON.parse(old.doc) as { title: string; body: string; landing_url: string };
+  private seenAgain(old: AdRow, text: StoredDoc, ad: AdRecord, content: string): boolean {
     const same =
       text.title === ad.title &&
       text.body === ad.body &&
@@ -306,9 +307,19 @@ export class SqliteWriter implements AdStoreWriter {
 
 const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
-/** The sighting with the stored files the store's copy of it holds (media/stored-media.ts). */
-function keepingStoredMedia(ad: AdRecord, storedDoc: string): AdRecord {
-  const media = keepingStored(ad.media, (JSON.parse(storedDoc) as { media?: RecordMedia[] }).media ?? []);
+/** What apply reads of a stored doc (toStoredDoc). */
+type StoredDoc = { title: string; body: string; landing_url: string; media?: RecordMedia[] };
+
+/** The doc parsed on first call, then the same object. */
+function lazyParsed(doc: string): () => StoredDoc {
+  let parsed: StoredDoc | undefined;
+  return () => (parsed ??= JSON.parse(doc) as StoredDoc);
+}
+
+/** The sighting with the stored files the store's copy of it holds (record-media.ts); the doc parsed only if needed. */
+function keepingStoredMedia(ad: AdRecord, storedDoc: () => StoredDoc): AdRecord {
+  if (!ad.media.some((m) => !m.stored)) return ad;
+  const media = keepingStored(ad.media, storedDoc().media ?? []);
   return media === ad.media ? ad : { ...ad, media };
 }
 

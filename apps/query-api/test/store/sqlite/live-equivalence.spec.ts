@@ -129,7 +129,7 @@ describe("the serving process's live writer (its own thread)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'query-live-writer-'));
     const file = join(dir, 'ads.sqlite');
     const store = new SqliteStore({ file, workers: 2, workerScript: WORKER_SCRIPT });
-    const writer = new SqliteLiveWriter(file, WRITER_SCRIPT);
+    const writer = new SqliteLiveWriter(file, { script: WRITER_SCRIPT, readers: store });
     try {
       const [first, ...rest] = FIXTURE_RECORDS;
       // The first batch into a store never finished is loaded in full; later ones are live batches.
@@ -139,7 +139,7 @@ describe("the serving process's live writer (its own thread)", () => {
         { added: rest.length, replaced: 0, unchanged: 0 },
         { added: 0, replaced: 1, unchanged: 0 },
       ]);
-      await store.catchUp();
+      // apply resolved once the query workers had moved to the batch (the writer was given them as its readers).
       expect((await store.countAds({}, 1_000)).total).toBe(FIXTURE_RECORDS.length);
       expect((await store.getAd((first as AdRecord).id))?.status_today).toBe('inactive');
       await writer.close();

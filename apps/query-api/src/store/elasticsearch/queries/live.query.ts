@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { estypes } from '@elastic/elasticsearch';
 import type { AdRecord, RejectedRow } from '../../ad-store.port';
-import { keepingStoredMedia } from '../../../media/stored-media';
+import { keepingStoredMedia } from '../../record-media';
 import { type AdDocument, toAdDocument } from '../ad-document';
 import { ENTITY_KINDS, type EntityKind, type IndexNames } from '../index-names';
 import { TOLERATE_NO_INDEX } from './ads.query';

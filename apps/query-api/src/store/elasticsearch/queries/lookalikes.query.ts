@@ -1,7 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { CreativeRow } from '@adintel/contracts';
 import type { CreativeHash, CreativeRecord } from '../../ad-store.port';
-import type { RecordMedia } from '../../../media/stored-media';
+import type { RecordMedia } from '../../record-media';
 import { TOLERATE_NO_INDEX } from './ads.query';
 import { hitsOf } from './responses';
 import { toCreativeRow } from './rollups.query';
