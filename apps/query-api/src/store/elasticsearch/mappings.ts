@@ -125,7 +125,8 @@ export function indexTemplates(names: IndexNames, layout: IndexLayout = DEFAULT_
     version: TEMPLATE_VERSION,
     template: {
       settings: {
-        ...settings(layout.adsShards, '30s'),
+        // 1 s (Elastic's default): the live path's bulk requests wait for the next refresh (refresh=wait_for).
+        ...settings(layout.adsShards, '1s'),
         // The default page (first_seen_date desc, id desc) is this index sort, so Lucene stops it early; the index
         // sort's `missing` is `_last`, as the query's (ads.query.ts).
         sort: { field: ['first_seen_date', 'id'], order: ['desc', 'desc'] },

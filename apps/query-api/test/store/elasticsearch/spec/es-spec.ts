@@ -181,6 +181,42 @@ export class Specification {
     return this.checkBody(definition.body, body, `${endpointName} response`);
   }
 
+  /**
+   * Errors of a search response. Its aggregations are an untagged union of some 70 aggregate types in the model
+   * (without `typed_keys`), so each one is checked against the type its request implies (AGGREGATE_TYPES), with
+   * its sub-aggregations checked the same way, one level at a time.
+   */
+  validateSearchResponse(request: Record<string, unknown>, body: Record<string, unknown>): string[] {
+    const { aggregations, ...rest } = body;
+    const aggs = (request['aggs'] ?? request['aggregations']) as Record<string, unknown> | undefined;
+    return [...this.validateResponse('search', rest), ...(aggs ? this.checkAggregations(aggs, aggregations, 'aggregations') : [])];
+  }
+
+  private checkAggregations(requested: Record<string, unknown>, answered: unknown, path: string): string[] {
+    if (!isObject(answered)) return [`${path}: must be an object`];
+    const errors: string[] = [];
+    for (const [name, container] of Object.entries(requested)) {
+      if (!isObject(container)) continue;
+      const value = answered[name];
+      const kind = Object.keys(container).find((k) => k !== 'aggs' && k !== 'aggregations' && k !== 'meta') ?? '';
+      const type = AGGREGATE_TYPES[kind];
+      if (!type) {
+        errors.push(`${path}.${name}: no aggregate type known for ${kind}`);
+        continue;
+      }
+      const sub = (container['aggs'] ?? container['aggregations']) as Record<string, unknown> | undefined;
+      const strip = (bucketLike: unknown) =>
+        isObject(bucketLike) && sub ? Object.fromEntries(Object.entries(bucketLike).filter(([k]) => !(k in sub))) : bucketLike;
+      const buckets = isObject(value) && Array.isArray(value['buckets']) ? (value['buckets'] as unknown[]) : undefined;
+      const shape = buckets ? { ...value as Record<string, unknown>, buckets: buckets.map(strip) } : strip(value);
+      errors.push(...this.validateType('_types.aggregations', type, shape, `${path}.${name}`));
+      if (sub) {
+        for (const [i, bucket] of (buckets ?? [value]).entries()) errors.push(...this.checkAggregations(sub, bucket, `${path}.${name}${buckets ? `.buckets[${i}]` : ''}`));
+      }
+    }
+    return errors;
+  }
+
   /** Errors of a value against a named type (e.g. `_types.aggregations`, `CompositeAggregate`). */
   validateType(namespace: string, name: string, value: unknown, path = name): string[] {
     return this.check(value, { kind: 'instance_of', type: { namespace, name } }, path, EMPTY);
@@ -347,6 +383,18 @@ export class Specification {
     };
   }
 }
+
+/** The aggregate type the model gives each aggregation the engine sends (terms on keyword fields: string keys). */
+const AGGREGATE_TYPES: Record<string, string> = {
+  terms: 'StringTermsAggregate',
+  composite: 'CompositeAggregate',
+  cardinality: 'CardinalityAggregate',
+  filter: 'FilterAggregate',
+  min: 'MinAggregate',
+  max: 'MaxAggregate',
+  top_hits: 'TopHitsAggregate',
+  date_histogram: 'DateHistogramAggregate',
+};
 
 /** Binds a type's generic parameters to the values given where it is used (resolved in the user's environment). */
 function bind(params: TypeName[] | undefined, values: ValueOf[] | undefined, env: Env): Env {
