@@ -6,6 +6,7 @@
  * endpoint's response type before it leaves. It proves requests are well-formed; it cannot prove what a cluster
  * would answer (docs/operations.md, "Elasticsearch: what has been verified").
  */
+import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -138,4 +139,45 @@ export async function startStandInCluster(): Promise<StandInCluster> {
     violations,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A recording proxy in front of a real cluster (ES_URL): every request is checked like the stand-in's, forwarded
+ * as received (decompressed), and the pair is appended to `file` as one NDJSON line ({request, status, response}).
+ * This is the record half of record-and-replay; replaying recordings through the stand-in is not built yet.
+ */
+export async function startRecordingProxy(target: string, file: string): Promise<StandInCluster> {
+  const spec = specification();
+  const requests: SeenRequest[] = [];
+  const violations: string[] = [];
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://proxy');
+      const method = request.method ?? 'GET';
+      const query = Object.fromEntries(url.searchParams);
+      const body = await bodyOf(request);
+      const seen = { method, path: url.pathname, query, body };
+      violations.push(...httpRequestErrors(seen));
+      requests.push({ endpoint: spec.route(method, url.pathname)?.endpoint.name ?? 'unknown', ...seen });
+      const ndjson = String(request.headers['content-type'] ?? '').includes('ndjson');
+      const sentBody = body === undefined ? undefined : ndjson ? `${(body as unknown[]).map((l) => JSON.stringify(l)).join('\n')}\n` : JSON.stringify(body);
+      const headers: Record<string, string> = {};
+      for (const name of ['content-type', 'accept', 'authorization']) if (request.headers[name]) headers[name] = String(request.headers[name]);
+      const answer = await fetch(new URL(`${url.pathname}${url.search}`, target), { method, headers, body: sentBody });
+      const text = await answer.text();
+      appendFileSync(file, `${JSON.stringify({ request: seen, status: answer.status, response: text ? (JSON.parse(text) as unknown) : null })}\n`);
+      const out: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/json' };
+      const product = answer.headers.get('x-elastic-product');
+      if (product) out['x-elastic-product'] = product;
+      response.writeHead(answer.status, out);
+      response.end(method === 'HEAD' ? undefined : text);
+    })().catch((error: unknown) => {
+      violations.push(`proxy failure: ${error instanceof Error ? error.message : String(error)}`);
+      response.writeHead(502);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, requests, violations, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
