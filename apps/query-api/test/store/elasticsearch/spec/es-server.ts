@@ -98,36 +98,32 @@ async function bodyOf(request: IncomingMessage): Promise<unknown> {
   return String(request.headers['content-type'] ?? '').includes('ndjson') ? ndjsonLines(text) : (JSON.parse(text) as unknown);
 }
 
-export async function startStandInCluster(): Promise<StandInCluster> {
+/**
+ * An HTTP server that checks every request against the specification and the rules and keeps it, then lets
+ * `handle` answer: the stand-in and the recording proxy differ only there.
+ */
+async function startCheckingServer(
+  handle: (seen: SeenRequest, request: IncomingMessage, reply: (status: number, headers: Record<string, string>, text: string) => void) => Promise<void>,
+): Promise<StandInCluster> {
   const spec = specification();
   const requests: SeenRequest[] = [];
   const violations: string[] = [];
   const server: Server = createServer((request, response) => {
     void (async () => {
-      const url = new URL(request.url ?? '/', 'http://stand-in');
+      const url = new URL(request.url ?? '/', 'http://local');
       const method = request.method ?? 'GET';
       const query = Object.fromEntries(url.searchParams);
       const body = await bodyOf(request);
-      const seen = { method, path: url.pathname, query, body };
+      const seen = { endpoint: spec.route(method, url.pathname)?.endpoint.name ?? 'unknown', method, path: url.pathname, query, body };
       violations.push(...httpRequestErrors(seen));
-      const endpoint = spec.route(method, url.pathname)?.endpoint.name ?? 'unknown';
-      requests.push({ endpoint, ...seen });
-      const result = answer(endpoint, url.pathname, body);
-      if (result.status === 200 && result.body) {
-        const errors = endpoint === 'search' ? spec.validateSearchResponse((body ?? {}) as Json, result.body) : spec.validateResponse(endpoint, result.body);
-        violations.push(...errors.map((e) => `answer to ${method} ${url.pathname}: ${e}`));
-      }
-      if (result.status !== 200) violations.push(`${method} ${url.pathname}: ${JSON.stringify(result.body)}`);
-      const text = result.body ? JSON.stringify(result.body) : '';
-      response.writeHead(result.status, {
-        'content-type': 'application/vnd.elasticsearch+json; compatible-with=9',
-        'x-elastic-product': 'Elasticsearch',
-        'content-length': Buffer.byteLength(text),
+      requests.push(seen);
+      await handle(seen, request, (status, headers, text) => {
+        response.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(method === 'HEAD' ? '' : text)) });
+        response.end(method === 'HEAD' ? undefined : text);
       });
-      response.end(method === 'HEAD' ? undefined : text);
     })().catch((error: unknown) => {
-      violations.push(`stand-in failure: ${error instanceof Error ? error.stack : String(error)}`);
-      response.writeHead(500, { 'x-elastic-product': 'Elasticsearch' });
+      violations.push(`server failure: ${error instanceof Error ? error.stack : String(error)}`);
+      response.writeHead(502);
       response.end();
     });
   });
@@ -141,43 +137,39 @@ export async function startStandInCluster(): Promise<StandInCluster> {
   };
 }
 
+export async function startStandInCluster(): Promise<StandInCluster> {
+  const spec = specification();
+  const cluster: StandInCluster = await startCheckingServer(async ({ endpoint, method, path, body }, _request, reply) => {
+    const result = answer(endpoint, path, body);
+    if (result.status === 200 && result.body) {
+      const errors = endpoint === 'search' ? spec.validateSearchResponse((body ?? {}) as Json, result.body) : spec.validateResponse(endpoint, result.body);
+      cluster.violations.push(...errors.map((e) => `answer to ${method} ${path}: ${e}`));
+    }
+    if (result.status !== 200) cluster.violations.push(`${method} ${path}: ${JSON.stringify(result.body)}`);
+    reply(result.status, { 'content-type': 'application/vnd.elasticsearch+json; compatible-with=9', 'x-elastic-product': 'Elasticsearch' }, result.body ? JSON.stringify(result.body) : '');
+  });
+  return cluster;
+}
+
 /**
  * A recording proxy in front of a real cluster (ES_URL): every request is checked like the stand-in's, forwarded
  * as received (decompressed), and the pair is appended to `file` as one NDJSON line ({request, status, response}).
  * This is the record half of record-and-replay; replaying recordings through the stand-in is not built yet.
  */
-export async function startRecordingProxy(target: string, file: string): Promise<StandInCluster> {
-  const spec = specification();
-  const requests: SeenRequest[] = [];
-  const violations: string[] = [];
-  const server: Server = createServer((request, response) => {
-    void (async () => {
-      const url = new URL(request.url ?? '/', 'http://proxy');
-      const method = request.method ?? 'GET';
-      const query = Object.fromEntries(url.searchParams);
-      const body = await bodyOf(request);
-      const seen = { method, path: url.pathname, query, body };
-      violations.push(...httpRequestErrors(seen));
-      requests.push({ endpoint: spec.route(method, url.pathname)?.endpoint.name ?? 'unknown', ...seen });
-      const ndjson = String(request.headers['content-type'] ?? '').includes('ndjson');
-      const sentBody = body === undefined ? undefined : ndjson ? `${(body as unknown[]).map((l) => JSON.stringify(l)).join('\n')}\n` : JSON.stringify(body);
-      const headers: Record<string, string> = {};
-      for (const name of ['content-type', 'accept', 'authorization']) if (request.headers[name]) headers[name] = String(request.headers[name]);
-      const answer = await fetch(new URL(`${url.pathname}${url.search}`, target), { method, headers, body: sentBody });
-      const text = await answer.text();
-      appendFileSync(file, `${JSON.stringify({ request: seen, status: answer.status, response: text ? (JSON.parse(text) as unknown) : null })}\n`);
-      const out: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/json' };
-      const product = answer.headers.get('x-elastic-product');
-      if (product) out['x-elastic-product'] = product;
-      response.writeHead(answer.status, out);
-      response.end(method === 'HEAD' ? undefined : text);
-    })().catch((error: unknown) => {
-      violations.push(`proxy failure: ${error instanceof Error ? error.message : String(error)}`);
-      response.writeHead(502);
-      response.end();
-    });
+export function startRecordingProxy(target: string, file: string): Promise<StandInCluster> {
+  return startCheckingServer(async (seen, request, reply) => {
+    const ndjson = String(request.headers['content-type'] ?? '').includes('ndjson');
+    const body = seen.body;
+    const sentBody = body === undefined ? undefined : ndjson ? `${(body as unknown[]).map((l) => JSON.stringify(l)).join('\n')}\n` : JSON.stringify(body);
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'accept', 'authorization']) if (request.headers[name]) headers[name] = String(request.headers[name]);
+    const answer = await fetch(new URL(request.url ?? '/', target), { method: seen.method, headers, body: sentBody });
+    const text = await answer.text();
+    const { endpoint: _endpoint, ...recorded } = seen;
+    appendFileSync(file, `${JSON.stringify({ request: recorded, status: answer.status, response: text ? (JSON.parse(text) as unknown) : null })}\n`);
+    const out: Record<string, string> = { 'content-type': answer.headers.get('content-type') ?? 'application/json' };
+    const product = answer.headers.get('x-elastic-product');
+    if (product) out['x-elastic-product'] = product;
+    reply(answer.status, out, text);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests, violations, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
