@@ -37,6 +37,14 @@ export const elasticsearchConfigShape = {
     .default('adintel')
     .describe('prefix of every index and alias'),
   ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000).describe('per-request timeout'),
+  ES_ADS_SHARDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(128)
+    .default(1)
+    .describe('primary shards of each monthly ad index created from now on (sizing rule: docs/operations.md)'),
+  ES_REPLICAS: z.coerce.number().int().min(0).max(8).default(1).describe('replicas of every index created from now on (0 on a one-node cluster)'),
 };
 
 /** The live door's variables (docs/live-data.md); the CLI's `ingest --live` and `dead-letters` read them too. */

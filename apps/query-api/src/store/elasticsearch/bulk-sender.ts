@@ -26,6 +26,7 @@ export interface BulkSendOptions {
  * single items: the cluster's write queue is full) is sent again after an exponential, jittered pause, only the
  * throttled items, up to `policy.retries` times; then the call fails as `unavailable`, so the caller keeps its batch
  * and retries it later instead of losing it.
+ * Each request returns once its writes are searchable (`refresh: wait_for`).
  * Any other refused item comes back as a failure with Elasticsearch's reason (nothing is dropped silently); any
  * other failed request throws the typed error of es-client.ts.
  */
@@ -59,7 +60,7 @@ async function sendWithRetries(
     }
     let response;
     try {
-      response = await client.bulk({ operations: bulkOperations(pending) });
+      response = await client.bulk({ operations: bulkOperations(pending), refresh: 'wait_for' });
     } catch (error) {
       if (error instanceof errors.ResponseError && error.statusCode === 429) continue;
       throw toServiceError(error, options.operation);

@@ -3,9 +3,9 @@ import { ServiceError } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { type AdDocument, toAdDocument } from './ad-document';
 import { sendBulk } from './bulk-sender';
-import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
+import { createElasticsearchClient, DEFAULT_LAYOUT, type ElasticsearchSettings, type IndexLayout, toServiceError } from './es-client';
 import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames } from './index-names';
-import { indexTemplates } from './mappings';
+import { indexTemplates, putMappingRequests } from './mappings';
 import type { BackoffPolicy, BulkItemFailure } from './queries/bulk.query';
 import type { EntityDocument } from './queries/entities.query';
 import {
@@ -31,7 +31,14 @@ export interface BulkOptions {
   concurrency?: number;
   /** Retries of 429s on the live path (default DEFAULT_BACKOFF of queries/bulk.query.ts). */
   backoff?: BackoffPolicy;
+  /** Shards and replicas of the indices created from now on (ES_ADS_SHARDS, ES_REPLICAS). */
+  layout?: IndexLayout;
+  /** Pause of the offline load's bulk helper before retrying 429s (default 1 s). */
+  offlineRetryWaitMs?: number;
 }
+
+/** Retries of the offline load's per-item 429s by the client's bulk helper. */
+const OFFLINE_RETRIES = 6;
 
 /** An ad ES refused, with its id and the reason, as the ingest summary and the live path report them. */
 const refusedRow = (id: string | null, status: number, reason: string): RejectedRow => ({
@@ -66,7 +73,9 @@ function tally(plan: BatchPlan, refused: readonly BulkItemFailure[]): ApplyResul
 
 /**
  * Writes ads into the monthly indices with `client.helpers.bulk`. The helper retries only per-item 429s;
- * every other failed item reaches `onDrop` and is counted and reported, never lost silently.
+ * every other failed item reaches `onDrop` and is counted and reported, never lost silently. An item still
+ * throttled after every retry is no fault of the data: the load stops as `unavailable` instead of reporting
+ * it as a rejected row (its ad would be missing from the store while the summary blamed the line).
  */
 async function bulkIndexAds(
   client: Client,
@@ -75,21 +84,32 @@ async function bulkIndexAds(
   options: BulkOptions = {},
 ): Promise<WriteResult> {
   const rejected: RejectedRow[] = [];
+  let throttled = 0;
   const documents = toDocuments(records, rejected);
+  let written: number;
   try {
-    const stats = await client.helpers.bulk<AdDocument>({
+    const helper = client.helpers.bulk<AdDocument>({
       datasource: documents,
       onDocument: (doc) => ({ index: { _index: names.adsIndexFor(doc.first_seen_date), _id: doc.id } }),
-      onDrop: (drop) => rejected.push(rejectedRowFrom(drop)),
+      onDrop: (drop) => {
+        if (drop.status === 429) {
+          throttled++;
+          helper.abort();
+        } else rejected.push(rejectedRowFrom(drop));
+      },
       flushBytes: options.flushBytes ?? 5_000_000,
       concurrency: options.concurrency ?? 2,
-      retries: 3,
-      wait: 1_000,
+      retries: OFFLINE_RETRIES,
+      wait: options.offlineRetryWaitMs ?? 1_000,
     });
-    return { written: stats.successful, rejected };
+    written = (await helper).successful;
   } catch (error) {
     throw toServiceError(error, 'bulk ingest');
   }
+  if (throttled) {
+    throw ServiceError.of('unavailable', `Elasticsearch kept refusing the load (429) after ${OFFLINE_RETRIES} retries: ${throttled} ads not stored, load stopped`);
+  }
+  return { written, rejected };
 }
 
 /** Records that cannot become a document (no valid first_seen_date, so no monthly index) are rejected here. */
@@ -113,6 +133,7 @@ async function* toDocuments(
  */
 export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   private readonly names: IndexNames;
+  private readonly layout: IndexLayout;
   private templatesInstalled = false;
   private entityIndicesReady = false;
 
@@ -123,10 +144,11 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     private readonly options: BulkOptions = {},
   ) {
     this.names = indexNames(indexPrefix);
+    this.layout = options.layout ?? DEFAULT_LAYOUT;
   }
 
   static fromSettings(settings: ElasticsearchSettings, options: BulkOptions = {}): ElasticsearchAdStoreWriter {
-    return new ElasticsearchAdStoreWriter(createElasticsearchClient(settings), settings.indexPrefix, true, options);
+    return new ElasticsearchAdStoreWriter(createElasticsearchClient(settings), settings.indexPrefix, true, { layout: settings.layout, ...options });
   }
 
   async size(): Promise<number> {
@@ -174,15 +196,18 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     }
     const plan = planBatch(this.names, batch, stored);
 
-    const refused = await sendBulk(this.client, adIndexActions(plan.toIndex), { operation: 'live bulk index', policy: this.options.backoff });
+    // `wait_for`: each bulk returns once its writes are searchable (no refresh call of its own: Elastic advises
+    // against them on a write path). A 409 is a newer sighting already held (adIndexActions): nothing to write.
+    const refused = await sendBulk(this.client, adIndexActions(plan.toIndex), {
+      operation: 'live bulk index',
+      policy: this.options.backoff,
+      tolerated: [409],
+    });
     const refusedIds = new Set(refused.map((failure) => failure.action.id));
     // A moved ad's old copy goes only once its new version is written: a refused write keeps the old one readable.
     const stale = deleteActions(plan.stale.filter((copy) => !refusedIds.has(copy.id)));
     const staleFailures = await sendBulk(this.client, stale, { operation: 'delete moved ads', policy: this.options.backoff });
     if (staleFailures.length) throw this.refusedError('delete moved ads', staleFailures);
-    if (plan.toIndex.length > refusedIds.size || stale.length) {
-      await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
-    }
 
     await this.upsertEntities(plan.touched);
     return tally(plan, refused);
@@ -190,9 +215,8 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
 
   /** Recomputes the touched entities of each kind from their ads, upserts them and deletes those left without ads. */
   private async upsertEntities(touched: EntityKeys): Promise<void> {
-    // Taken after this batch's ads were refreshed: a recomputation with a later version sees them (live.query.ts).
+    // Taken after this batch's ads were visible (bulk `wait_for`): a recomputation with a later version sees them (live.query.ts).
     const version = Date.now();
-    const written: string[] = [];
     for (const kind of ENTITY_KINDS) {
       const ids = touched[kind];
       if (!ids.length) continue;
@@ -209,9 +233,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
         this.entityIndicesReady = false;
         throw this.refusedError(`upsert ${kind}`, failures);
       }
-      written.push(alias);
     }
-    if (written.length) await this.call('refresh', () => this.client.indices.refresh({ index: written }));
   }
 
   /**
@@ -286,8 +308,13 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
 
   private async installTemplates(): Promise<void> {
     if (this.templatesInstalled) return;
-    for (const template of indexTemplates(this.names)) {
+    for (const template of indexTemplates(this.names, this.layout)) {
       await this.call('install index template', () => this.client.indices.putIndexTemplate(template));
+    }
+    // Templates apply at index creation only: a mapping change must reach the months (and generations) already created,
+    // or `dynamic: strict` would refuse every re-sighting of an older ad carrying the new field.
+    for (const request of putMappingRequests(this.names)) {
+      await this.call('update mappings', () => this.client.indices.putMapping(request));
     }
     this.templatesInstalled = true;
   }

@@ -4,12 +4,21 @@ import { loadConfig } from '@adintel/config';
 import { ServiceError } from '@adintel/contracts';
 import { elasticsearchConfigShape } from '../../config';
 
-/** What the engine reads from the configuration (ES_URL, ES_REQUEST_TIMEOUT_MS, ES_INDEX_PREFIX). */
+/** What the engine reads from the configuration (ES_URL, ES_REQUEST_TIMEOUT_MS, ES_INDEX_PREFIX, ES_ADS_SHARDS, ES_REPLICAS). */
 export interface ElasticsearchSettings {
   url: string;
   requestTimeoutMs: number;
   indexPrefix: string;
+  layout: IndexLayout;
 }
+
+/** Shards and replicas of the indices the writer creates (the sizing rule is in docs/operations.md). */
+export interface IndexLayout {
+  adsShards: number;
+  replicas: number;
+}
+
+export const DEFAULT_LAYOUT: IndexLayout = { adsShards: 1, replicas: 1 };
 
 /** The app config's ES variables, with ES_URL required (the app config requires it when STORE_ENGINE=elasticsearch). */
 const settingsSchema = z.object({
@@ -20,7 +29,12 @@ const settingsSchema = z.object({
 /** Validates the ES settings by the app config's rules; throws a ConfigError naming each unusable variable. */
 export function elasticsearchSettingsFrom(env: Record<string, string | number | undefined>): ElasticsearchSettings {
   const config = loadConfig(settingsSchema, Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === undefined ? v : String(v)])));
-  return { url: config.ES_URL, requestTimeoutMs: config.ES_REQUEST_TIMEOUT_MS, indexPrefix: config.ES_INDEX_PREFIX };
+  return {
+    url: config.ES_URL,
+    requestTimeoutMs: config.ES_REQUEST_TIMEOUT_MS,
+    indexPrefix: config.ES_INDEX_PREFIX,
+    layout: { adsShards: config.ES_ADS_SHARDS, replicas: config.ES_REPLICAS },
+  };
 }
 
 /**

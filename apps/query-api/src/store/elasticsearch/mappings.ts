@@ -1,4 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { DEFAULT_LAYOUT, type IndexLayout } from './es-client';
 import { ENTITY_KINDS, type EntityKind, type IndexNames } from './index-names';
 
 /**
@@ -9,7 +10,10 @@ import { ENTITY_KINDS, type EntityKind, type IndexNames } from './index-names';
  */
 const analysis: estypes.IndicesIndexSettingsAnalysis = {
   tokenizer: { words: { type: 'pattern', pattern: '[^\\p{L}\\p{N}]+' } },
-  analyzer: { words: { type: 'custom', tokenizer: 'words', filter: ['lowercase'] } },
+  // Lucene refuses a term over 32,766 bytes ("immense term") and with it the whole document: a long run of letters
+  // in a landing URL would do. 8,000 characters of at most 4 UTF-8 bytes stay below; no query word is that long.
+  filter: { bounded: { type: 'truncate', length: 8_000 } },
+  analyzer: { words: { type: 'custom', tokenizer: 'words', filter: ['lowercase', 'bounded'] } },
 };
 
 const keyword: estypes.MappingProperty = { type: 'keyword' };
@@ -79,54 +83,77 @@ function entityProperties(kind: EntityKind): Record<string, estypes.MappingPrope
   };
 }
 
-export interface IndexTemplate {
-  name: string;
-  index_patterns: string[];
-  priority: number;
-  template: {
-    settings: estypes.IndicesIndexSettings;
-    mappings: estypes.MappingTypeMapping;
-    aliases?: Record<string, estypes.IndicesAlias>;
-  };
-  _meta: Record<string, unknown>;
-}
+/** A composable index template as the put-index-template API takes it (name, patterns, template, version). */
+export type IndexTemplate = estypes.IndicesPutIndexTemplateRequest & {
+  template: { settings: estypes.IndicesIndexSettings; mappings: estypes.MappingTypeMapping };
+};
 
-const TEMPLATE_VERSION = 1;
+/**
+ * Raise with every change of a mapping or setting below. The writer installs the templates and puts the mappings on
+ * every existing index of each pattern when it starts (putMappings), so a new field reaches the months already
+ * created; settings and analysis reach only indices created afterwards (Elasticsearch fixes them at creation).
+ */
+export const TEMPLATE_VERSION = 2;
 
-/** Composable index templates: installed before the first write, applied to every index as it is created. */
-export function indexTemplates(names: IndexNames, shards = 1, replicas = 1): IndexTemplate[] {
-  const settings = (refresh: string): estypes.IndicesIndexSettings => ({
+/**
+ * Entity deletes are external-versioned (live.query.ts): Elasticsearch keeps a delete's version as a tombstone for
+ * `index.gc_deletes` only (60 s by default), after which an older recomputation could bring the entity back. An hour
+ * is far above the time one batch takes, and tombstones are few (entities left without ads).
+ */
+const ENTITY_TOMBSTONES = '1h';
+
+/** The ad index mapping, as the template creates it and putMappings brings it to existing months. */
+export const adMapping: estypes.MappingTypeMapping = { dynamic: 'strict', properties: adProperties };
+export const entityMapping = (kind: EntityKind): estypes.MappingTypeMapping => ({ dynamic: 'strict', properties: entityProperties(kind) });
+
+/**
+ * Composable index templates: installed before the first write, applied to every index as it is created. Ads: the
+ * configured primaries per month (sizing rule in docs/operations.md); entities: one primary (they are few and small).
+ */
+export function indexTemplates(names: IndexNames, layout: IndexLayout = DEFAULT_LAYOUT): IndexTemplate[] {
+  const settings = (shards: number, refresh: string): estypes.IndicesIndexSettings => ({
     number_of_shards: shards,
-    number_of_replicas: replicas,
+    number_of_replicas: layout.replicas,
     refresh_interval: refresh,
     analysis,
   });
+  const meta = { owner: 'query-api' };
   const ads: IndexTemplate = {
     name: names.adsTemplate,
     index_patterns: [names.adsPattern],
     priority: 200,
+    version: TEMPLATE_VERSION,
     template: {
       settings: {
-        ...settings('30s'),
-        // Most searches sort by first_seen_date desc: index sorting lets them stop early.
-        sort: { field: ['first_seen_date', 'id'], order: ['desc', 'asc'] },
+        // 1 s (Elastic's default): the live path's bulk requests wait for the next refresh (refresh=wait_for).
+        ...settings(layout.adsShards, '1s'),
+        // The default page (first_seen_date desc, id desc) is this index sort, so Lucene stops it early; the index
+        // sort's `missing` is `_last`, as the query's (ads.query.ts).
+        sort: { field: ['first_seen_date', 'id'], order: ['desc', 'desc'] },
       },
-      mappings: { dynamic: 'strict', properties: adProperties },
+      mappings: adMapping,
       aliases: { [names.ads]: {} },
     },
-    _meta: { owner: 'query-api', version: TEMPLATE_VERSION },
+    _meta: meta,
   };
   const entities = ENTITY_KINDS.map(
     (kind): IndexTemplate => ({
       name: names.entityTemplate(kind),
       index_patterns: [names.entityPattern(kind)],
       priority: 200,
-      template: {
-        settings: settings('1s'),
-        mappings: { dynamic: 'strict', properties: entityProperties(kind) },
-      },
-      _meta: { owner: 'query-api', version: TEMPLATE_VERSION },
+      version: TEMPLATE_VERSION,
+      template: { settings: { ...settings(1, '1s'), gc_deletes: ENTITY_TOMBSTONES }, mappings: entityMapping(kind) },
+      _meta: meta,
     }),
   );
   return [ads, ...entities];
+}
+
+/** Put-mapping requests bringing every existing index of each template to its current mapping (a no-op when equal). */
+export function putMappingRequests(names: IndexNames): estypes.IndicesPutMappingRequest[] {
+  const tolerant = { allow_no_indices: true, ignore_unavailable: true };
+  return [
+    { index: names.adsPattern, ...tolerant, ...adMapping },
+    ...ENTITY_KINDS.map((kind) => ({ index: names.entityPattern(kind), ...tolerant, ...entityMapping(kind) })),
+  ];
 }

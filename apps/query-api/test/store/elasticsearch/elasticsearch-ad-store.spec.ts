@@ -5,15 +5,19 @@
  * suite runs against a real cluster in `elasticsearch.contract.spec.ts` when ES_URL is set.
  */
 import { Client, errors } from '@elastic/elasticsearch';
-import Mock from '@elastic/elasticsearch-mock';
 import { ServiceError } from '@adintel/contracts';
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
 import { responseError } from './es-mock';
+import { validatingMock } from './spec/validating-mock';
 
-const mock = new Mock();
+/** Every request the client sends is checked against the Elasticsearch specification and rules (spec/). */
+const { mock, violations } = validatingMock();
+afterEach(() => {
+  expect(violations.splice(0)).toEqual([]);
+});
 const client = new Client({ node: 'http://es.test:9200', Connection: mock.getConnection(), maxRetries: 0 });
 const store = new ElasticsearchAdStore(client, 'adi');
 
@@ -225,6 +229,11 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       templates.push(String(params.path));
       return { acknowledged: true };
     });
+    const mappings: string[] = [];
+    mock.add({ method: 'PUT', path: '/:index/_mapping' }, (params) => {
+      mappings.push(String(params.path));
+      return { acknowledged: true };
+    });
     const actions: { index: { _index: string; _id: string } }[] = [];
     mock.add({ method: 'POST', path: '/_bulk' }, (params) => {
       const lines = params.body as unknown as Record<string, unknown>[];
@@ -255,6 +264,8 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       '/_index_template/adi-domains',
       '/_index_template/adi-apps',
     ]);
+    // Templates apply at creation only: the mappings go to every index that exists already.
+    expect(mappings).toEqual(['/adi-ads-*/_mapping', ...['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((k) => `/adi-${k}-*/_mapping`)]);
     expect(actions.map((a) => a.index)).toEqual([
       { _index: 'adi-ads-2026.02', _id: 'a1' },
       { _index: 'adi-ads-2026.03', _id: 'a2' },
@@ -271,8 +282,24 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
     ]);
   });
 
+  it('stops the offline load as unavailable when items stay throttled (429), instead of reporting them as rejected rows', async () => {
+    mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
+    mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
+    let rounds = 0;
+    mock.add({ method: 'POST', path: '/_bulk' }, (params) => {
+      rounds++;
+      const lines = params.body as unknown as { index?: { _index: string; _id: string } }[];
+      const items = lines.filter((l) => l.index).map((l) => ({ index: { ...l.index, status: 429, error: { type: 'es_rejected_execution_exception', reason: 'queue full' } } }));
+      return { took: 1, errors: true, items };
+    });
+    const writer = new ElasticsearchAdStoreWriter(client, 'adi', false, { offlineRetryWaitMs: 1 });
+    await expect(writer.write([record('a1', '2026-02-28')])).rejects.toMatchObject({ code: 'unavailable' });
+    expect(rounds).toBe(7); // the first round and 6 retries
+  });
+
   it('finish() rebuilds each rollup into a new generation and swaps its alias', async () => {
     mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
+    mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
     mock.add({ method: ['GET', 'POST'], path: '/:index/_refresh' }, () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
     const created: string[] = [];
     mock.add({ method: 'PUT', path: '/:index' }, (params) => {
@@ -330,18 +357,23 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
 });
 
 describe('settings', () => {
-  it('reads ES_URL, ES_REQUEST_TIMEOUT_MS and ES_INDEX_PREFIX', () => {
-    expect(elasticsearchSettingsFrom({ ES_URL: 'http://es:9200', ES_REQUEST_TIMEOUT_MS: 2500, ES_INDEX_PREFIX: 'x' })).toEqual({
+  it('reads ES_URL, ES_REQUEST_TIMEOUT_MS, ES_INDEX_PREFIX, ES_ADS_SHARDS and ES_REPLICAS', () => {
+    expect(
+      elasticsearchSettingsFrom({ ES_URL: 'http://es:9200', ES_REQUEST_TIMEOUT_MS: 2500, ES_INDEX_PREFIX: 'x', ES_ADS_SHARDS: '12', ES_REPLICAS: '0' }),
+    ).toEqual({
       url: 'http://es:9200',
       requestTimeoutMs: 2500,
       indexPrefix: 'x',
+      layout: { adsShards: 12, replicas: 0 },
     });
     expect(elasticsearchSettingsFrom({ ES_URL: 'http://es:9200' })).toEqual({
       url: 'http://es:9200',
       requestTimeoutMs: 5000,
       indexPrefix: 'adintel',
+      layout: { adsShards: 1, replicas: 1 },
     });
     expect(() => elasticsearchSettingsFrom({})).toThrow(/ES_URL/);
     expect(() => elasticsearchSettingsFrom({ ES_URL: 'http://es', ES_REQUEST_TIMEOUT_MS: '-1' })).toThrow(/ES_REQUEST_TIMEOUT_MS/);
+    expect(() => elasticsearchSettingsFrom({ ES_URL: 'http://es', ES_ADS_SHARDS: '0' })).toThrow(/ES_ADS_SHARDS/);
   });
 });

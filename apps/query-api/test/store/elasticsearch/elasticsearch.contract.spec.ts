@@ -3,6 +3,8 @@
  * No Elasticsearch server can run on the build machines, so this file runs only when ES_URL is set (e.g.
  * `ES_URL=http://localhost:9200 npx jest -c apps/query-api/jest.config.cjs elasticsearch.contract`) and is skipped
  * otherwise, saying why. Each store uses its own index prefix and removes what it created.
+ * With ES_RECORD=<file.ndjson> too, every request goes through the recording proxy (spec/es-server.ts): checked
+ * against the specification and the rules, and recorded with the cluster's answer.
  */
 import { randomBytes } from 'node:crypto';
 import type { AdRecord } from '../../../src/store/ad-store.port';
@@ -13,13 +15,24 @@ import { createElasticsearchClient, elasticsearchSettingsFrom } from '../../../s
 import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { indexTemplates } from '../../../src/store/elasticsearch/mappings';
 import { expectSameAnswers, movingSightings } from './live-equivalence';
+import { startRecordingProxy } from './spec/es-server';
 
 const esUrl = process.env['ES_URL'];
+const recordTo = process.env['ES_RECORD'];
+const proxy = esUrl && recordTo ? startRecordingProxy(esUrl, recordTo) : undefined;
+if (proxy) {
+  afterAll(async () => {
+    const running = await proxy;
+    await running.close();
+    expect(running.violations).toEqual([]);
+  });
+}
 
 /** A fresh store under its own prefix, filled by `fill` through the writer. */
 async function openStore(fill: (writer: ElasticsearchAdStoreWriter) => Promise<void>): Promise<StoreUnderTest> {
   const prefix = `contract-${randomBytes(4).toString('hex')}`;
-  const settings = elasticsearchSettingsFrom({ ...process.env, ES_URL: esUrl, ES_INDEX_PREFIX: prefix });
+  const url = proxy ? (await proxy).url : esUrl;
+  const settings = elasticsearchSettingsFrom({ ...process.env, ES_URL: url, ES_INDEX_PREFIX: prefix });
   const client = createElasticsearchClient(settings);
   const writer = new ElasticsearchAdStoreWriter(client, prefix);
   await writer.clear();

@@ -17,24 +17,29 @@ export const AD_SORT_FIELD: Record<AdSort, keyof Ad> = {
 /** Searches on the read alias tolerate an empty store (no monthly index yet): they answer empty, not 404. */
 export const TOLERATE_NO_INDEX = { ignore_unavailable: true, allow_no_indices: true } as const;
 
-const EPOCH = '1970-01-01';
+/**
+ * `missing` of each sort. A date field sorts as a long, and Elasticsearch parses `missing` as one: only a
+ * number or `_first`/`_last` is accepted there, never a date string (a string fails every page with a 400;
+ * test/store/elasticsearch/spec/es-rules.ts holds the rule). Every ad has a first_seen_date (the writer
+ * refuses records without one), so the date sort's `missing` never applies; `_last` is the index sort's own
+ * default, which lets a `date desc` page stop early on the index sort (mappings.ts). The numeric sort fields
+ * can be absent: 0 keeps their sort value a number JSON carries back into `search_after`.
+ */
+const missingOf = (sort: AdSort): estypes.FieldValue => (sort === 'date' ? '_last' : 0);
 
 /**
  * Keyset page: sort on the requested field, then on id in the same direction, and resume strictly
- * after `after` with `search_after`. Every sort field has an explicit `missing` value: a document
- * without one would otherwise sort as +/-2^63, which JSON cannot carry back into `search_after`.
- * Dates travel as epoch milliseconds in `search_after` (unambiguous whatever the field's format).
- * One row more than the limit is fetched to know whether another page exists.
+ * after `after` with `search_after`. Dates travel as epoch milliseconds in `search_after` (unambiguous
+ * whatever the field's format). One row more than the limit is fetched to know whether another page exists.
  */
 export function searchAdsRequest(index: string, query: AdSearchQuery): estypes.SearchRequest {
   const field = AD_SORT_FIELD[query.sort];
-  const isDate = query.sort === 'date';
   return {
     index,
     ...TOLERATE_NO_INDEX,
     query: adFilterQuery(query.filter),
     sort: [
-      { [field]: { order: query.order, missing: isDate ? EPOCH : 0 } },
+      { [field]: { order: query.order, missing: missingOf(query.sort) } },
       { id: { order: query.order } },
     ],
     size: query.limit + 1,

@@ -136,10 +136,22 @@ export function planBatch(names: IndexNames, batch: readonly AdRecord[], stored:
   return { toIndex, stale, outcomes, rejected, touched: keys };
 }
 
-/** Index each changed ad into the monthly index of its first_seen_date (`_id` = ad id). */
+/**
+ * Index each changed ad into the monthly index of its first_seen_date (`_id` = ad id), versioned by its
+ * last_seen_date (epoch ms, `external_gte`): two replicas applying different sightings of one ad at once cannot
+ * leave the older one in place, since Elasticsearch refuses (409) a version below the one it holds, in the same
+ * step as the write. That is the optimistic concurrency the sighting order needs, without the read-modify-write
+ * round of `if_seq_no`/`if_primary_term`. Same day: equal versions, the later write wins (README, "Live data").
+ */
 export function adIndexActions(toIndex: readonly StoredCopy[]): BulkAction[] {
-  return toIndex.map(({ index, doc }) => ({ action: { index: { _index: index, _id: doc.id } }, document: doc, id: doc.id }));
+  return toIndex.map(({ index, doc }) => ({
+    action: { index: { _index: index, _id: doc.id, version: sightingVersion(doc.last_seen_date), version_type: 'external_gte' } },
+    document: doc,
+    id: doc.id,
+  }));
 }
+
+export const sightingVersion = (lastSeenDate: string): number => Date.parse(`${lastSeenDate}T00:00:00Z`);
 
 export function deleteActions(copies: readonly { index: string; id: string }[]): BulkAction[] {
   return copies.map(({ index, id }) => ({ action: { delete: { _index: index, _id: id } }, id }));

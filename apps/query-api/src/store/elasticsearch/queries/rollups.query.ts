@@ -27,6 +27,13 @@ import { type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, to
  * entities a batch touched, with the same aggregations behind a `terms` filter on their ids, so both
  * produce the same record for the same ads (why not a transform: see the engine's README).
  */
+/**
+ * `search.max_buckets` (a cluster setting, 65,536 by default): the buckets of every multi-bucket aggregation of one
+ * response, summed. A page holding more fails with too_many_buckets_exception, and a live batch would fail again on
+ * every redelivery; so each kind's page size is bounded by the most buckets one entity can bring (pageSizeOf).
+ */
+export const SEARCH_MAX_BUCKETS = 65_536;
+/** Entities per page when the budget allows it. */
 const ROLLUP_PAGE_SIZE = 250;
 
 type Agg = estypes.AggregationsAggregationContainer;
@@ -102,6 +109,17 @@ const ROLLUP_AGGS: Record<EntityKind, Record<string, Agg>> = {
   },
 };
 
+/** The most buckets one entity's sub-aggregations can answer with (terms sizes; top_hits, metrics, filters bring none). */
+const bucketsOf = (aggs: Record<string, Agg>): number =>
+  Object.values(aggs).reduce((sum, agg) => sum + (agg.terms ? (agg.terms.size ?? 10) * (1 + bucketsOf(agg.aggs ?? {})) : 0), 0);
+
+/**
+ * Entities per composite page of a kind, within the bucket budget: advertisers carry up to 10,000 webmaster ids each,
+ * so their pages hold 6; the other kinds stay near 150-250.
+ */
+export const pageSizeOf = (kind: EntityKind): number =>
+  Math.max(1, Math.min(ROLLUP_PAGE_SIZE, Math.floor(SEARCH_MAX_BUCKETS / (1 + bucketsOf(ROLLUP_AGGS[kind])))));
+
 /**
  * One page of rollups. With `ids`, only those entities are walked (a `terms` filter on the key field: the
  * live path recomputes the entities a batch touched); an id with no ad left gets no bucket.
@@ -121,7 +139,7 @@ export function rollupPageRequest(
     ...(ids ? { query: { bool: { filter: [{ terms: { [ROLLUP_KEY[kind]]: [...ids] } }] } } } : {}),
     aggs: {
       entities: {
-        composite: { size: ROLLUP_PAGE_SIZE, sources: [{ key: { terms: { field: ROLLUP_KEY[kind] } } }], ...(after ? { after } : {}) },
+        composite: { size: pageSizeOf(kind), sources: [{ key: { terms: { field: ROLLUP_KEY[kind] } } }], ...(after ? { after } : {}) },
         aggs: ROLLUP_AGGS[kind],
       },
     },

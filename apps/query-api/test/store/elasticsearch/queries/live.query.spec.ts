@@ -164,7 +164,8 @@ describe('bulk actions', () => {
     const copy = storedAs(record('ad_01'));
     const actions = [...adIndexActions([copy]), ...deleteActions([{ index: 'adi-ads-2025.12', id: 'ad_01' }])];
     expect(bulkOperations(actions)).toEqual([
-      { index: { _index: 'adi-ads-2026.01', _id: 'ad_01' } },
+      // Versioned by last_seen_date: an older sighting cannot overwrite a newer one (409).
+      { index: { _index: 'adi-ads-2026.01', _id: 'ad_01', version: Date.parse(`${copy.doc.last_seen_date}T00:00:00Z`), version_type: 'external_gte' } },
       copy.doc,
       { delete: { _index: 'adi-ads-2025.12', _id: 'ad_01' } },
     ]);

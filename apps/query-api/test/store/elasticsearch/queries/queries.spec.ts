@@ -33,7 +33,7 @@ import { entityDocumentFrom, type RollupBucket } from '../../../../src/store/ela
 import { landingDomainSuffixes } from '../../../../src/store/elasticsearch/domain-suffixes';
 import { nameSuffixes } from '../../../../src/store/text';
 import { indexNames } from '../../../../src/store/elasticsearch/index-names';
-import { indexTemplates } from '../../../../src/store/elasticsearch/mappings';
+import { indexTemplates, putMappingRequests, TEMPLATE_VERSION } from '../../../../src/store/elasticsearch/mappings';
 
 const ADS = 'test-ads';
 const response = (partial: Record<string, unknown>) =>
@@ -134,7 +134,8 @@ describe('search_ads', () => {
       const request = searchAdsRequest(ADS, { ...base, sort, order });
       const field = AD_SORT_FIELD[sort];
       expect(request.sort).toEqual([
-        { [field]: { order, missing: sort === 'date' ? '1970-01-01' : 0 } },
+        // A date sorts as a long: its missing is `_last` (never a date string), as the index sort's.
+        { [field]: { order, missing: sort === 'date' ? '_last' : 0 } },
         { id: { order } },
       ]);
       expect(request).toMatchObject({ index: ADS, size: 21, track_total_hits: false, ignore_unavailable: true });
@@ -545,6 +546,27 @@ describe('index templates', () => {
     expect(() => indexNames('Bad Prefix')).toThrow(/ES_INDEX_PREFIX/);
   });
 
+  it('sizes ad indices by the configured layout; entities get one primary and hour-long delete tombstones', () => {
+    const [sizedAds, ...sizedEntities] = indexTemplates(names, { adsShards: 12, replicas: 0 });
+    expect(sizedAds?.template.settings).toMatchObject({ number_of_shards: 12, number_of_replicas: 0 });
+    for (const t of sizedEntities) expect(t.template.settings).toMatchObject({ number_of_shards: 1, number_of_replicas: 0, gc_deletes: '1h' });
+    expect(ads?.version).toBe(TEMPLATE_VERSION);
+  });
+
+  it('sorts the default page (date desc) exactly as the index, so Lucene can stop early', () => {
+    const sort = ads?.template.settings.sort as { field: string[]; order: string[] };
+    const page = searchAdsRequest(ADS, { filter: {}, sort: 'date', order: 'desc', limit: 20 }).sort as Record<string, { order: string; missing?: unknown }>[];
+    expect(page.map((s) => Object.keys(s)[0])).toEqual(sort.field);
+    expect(page.map((s) => Object.values(s)[0]?.order)).toEqual(sort.order);
+    // The index sort's missing is _last by default; the query's must be the same.
+    expect(Object.values(page[0] ?? {})[0]?.missing).toBe('_last');
+  });
+
+  it('puts the current mapping on every existing index of each template', () => {
+    expect(putMappingRequests(names).map((r) => r.index)).toEqual(['adi-ads-*', ...entities.map((t) => [t.index_patterns].flat()[0])]);
+    expect(putMappingRequests(names)[0]).toMatchObject({ dynamic: 'strict', properties: ads?.template.mappings.properties });
+  });
+
   it('maps ids as keywords, q fields as words and dates as dates, strictly', () => {
     const props = ads?.template.mappings.properties ?? {};
     expect(ads?.template.mappings.dynamic).toBe('strict');
@@ -558,7 +580,7 @@ describe('index templates', () => {
   });
 
   it('has one template per entity kind over its generations', () => {
-    expect(entities.map((t) => t.index_patterns[0])).toEqual([
+    expect(entities.map((t) => [t.index_patterns].flat()[0])).toEqual([
       'adi-advertisers-*',
       'adi-webmasters-*',
       'adi-creatives-*',
