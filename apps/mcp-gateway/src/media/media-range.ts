@@ -1,8 +1,12 @@
+import fresh from 'fresh';
+
 /**
  * The HTTP `Range` header of a media request (RFC 9110 §14). One range is served as a 206. Several ranges are
  * answered with the whole file (a 200, which RFC 9110 allows: a server may ignore Range): players ask one range at
  * a time, and a multipart/byteranges body would be a second body format for no caller here; the file costs the
  * same either way. A header we cannot read is a 416 naming it, so a caller never pays for a file it did not ask for.
+ * Parsed here, not by `range-parser`: that resolves a header against a known size, and a `bytes=N-` read is served
+ * without asking the file's size first (one Redis round trip less per range a player asks).
  */
 export type RangeRequest =
   | { readonly kind: 'whole' }
@@ -56,13 +60,12 @@ export function resolveRange(range: Exclude<RangeRequest, { kind: 'invalid' }>, 
   }
 }
 
-/** `If-None-Match` against the file's strong ETag (weak comparison, as RFC 9110 §13.1.2 says for this header). */
+/**
+ * `If-None-Match` against the file's strong ETag, by `fresh` (Express's own check: the weak comparison RFC 9110
+ * §13.1.2 asks for this header, `*`, lists).
+ */
 export function etagListed(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === quoteEtag(etag);
-  });
+  return header !== undefined && fresh({ 'if-none-match': header }, { etag: quoteEtag(etag) });
 }
 
 export const quoteEtag = (key: string) => `"${key}"`;
