@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdsPage, CreativeList, WebmasterList } from '@adintel/contracts';
+import { AdChangesService } from '../../src/ads/ad-changes.service';
 import { SimilarAdsService } from '../../src/ads/similar-ads.service';
 import { CreativesService } from '../../src/creatives/creatives.service';
 import { generateDemoAds } from '../../src/ingest/demo-generator';
@@ -63,7 +64,7 @@ describe('look-alikes on the demo families', () => {
     store = new SqliteStore({ file, workers: 0 });
     const pager = new ListPager(new CursorCodec('x'.repeat(32)), new DataWindowService(store));
     creatives = new CreativesService(store, pager, CONFIG, new LookalikeIndex(store));
-    ads = new AdsService(store, pager, CONFIG, new SimilarAdsService(store, pager, creatives));
+    ads = new AdsService(store, pager, CONFIG, new SimilarAdsService(store, pager, creatives), new AdChangesService(store, pager, { FEED_RETENTION_DAYS: 30 }));
     webmasters = new WebmastersService(store, pager);
   }, 600_000);
 
