@@ -5,7 +5,7 @@
  */
 import type { AdChange } from '@adintel/contracts';
 import { toAdRecord, type AdLine } from '../../src/ingest/ad-line';
-import type { AdFilter, AdRecord, AdStore, ChangePosition } from '../../src/store/ad-store.port';
+import type { AdFilter, AdRecord, AdStore, ChangePosition, SortKey } from '../../src/store/ad-store.port';
 import { FIXTURE_LINES, FIXTURE_RECORDS } from './store-fixture';
 
 export interface LiveStoreUnderTest {
@@ -27,7 +27,7 @@ const fixtureLine = (id: string): AdLine => {
 /** Every page of the feed since `since`, as [id, change] in the order given. */
 export async function feedSince(store: AdStore, since: ChangePosition, filter: AdFilter = {}, limit = 2): Promise<[string, AdChange][]> {
   const out: [string, AdChange][] = [];
-  let after;
+  let after: SortKey | undefined;
   for (;;) {
     const result = await store.adChanges?.({ filter, since, limit, countUpTo: 100, ...(after ? { after } : {}) });
     if (result?.outcome !== 'page') throw new Error(`the feed answered ${result?.outcome ?? 'nothing'}`);
