@@ -108,6 +108,13 @@ export const appConfigSchema = z
         'HMAC key that signs pagination cursors; default: generated once and kept in DATA_DIR/cursor-secret. Set it when ' +
           'several replicas serve the same data',
       ),
+    FEED_RETENTION_DAYS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3_650)
+      .default(30)
+      .describe('days the change feed (search_ads changed_since) keeps changes; an older watermark is answered 410 (re-baseline)'),
     QUERY_WORKERS: z.coerce.number().int().min(0).max(32).default(2).describe('read-only SQLite worker threads (0 = in-process)'),
     ...elasticsearchConfigShape,
     ...ingestConfigShape,

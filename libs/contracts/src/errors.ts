@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** A position the service no longer (or never) holds: a change feed watermark past retention or of another store. */
+  gone: 410,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

@@ -56,6 +56,16 @@ export const adFilterShape = {
   date_to: IsoDate.optional().describe('ads first seen on or before this date (YYYY-MM-DD)'),
 };
 
+/** A search_ads watermark (pagination.watermark); its meaning is checked by query-api (400 malformed, 410 gone). */
+const changedSince = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe(
+    'pagination.watermark of an earlier search_ads answer: only the ads matching the filters that changed since (new, ended, resumed, changed), in change order',
+  );
+
 export const adFilters = () => z.strictObject(adFilterShape).superRefine(datesInOrder);
 export type AdFilters = z.infer<ReturnType<typeof adFilters>>;
 
@@ -70,8 +80,14 @@ export const searchAdsArgs = () =>
       similar_to: Id.optional().describe(
         'an ad id: ads running the same creative (first) or a near copy of it, by similarity; the other filters still apply',
       ),
+      changed_since: changedSince,
     })
     .superRefine(datesInOrder)
+    .superRefine((args, ctx) => {
+      if (args.changed_since !== undefined && args.similar_to !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['changed_since'], message: 'cannot be combined with similar_to' });
+      }
+    })
     .superRefine((args, ctx) => {
       if (args.sort_by === 'impressions' && !IMPRESSIONS_NARROWING_FILTERS.some((f) => args[f] !== undefined)) {
         ctx.addIssue({
@@ -85,7 +101,7 @@ export type SearchAdsArgs = z.infer<ReturnType<typeof searchAdsArgs>>;
 
 export const countAdsArgs = () =>
   z
-    .strictObject({ ...adFilterShape, limit: limitParam().describe('page size to price the next page at') })
+    .strictObject({ ...adFilterShape, changed_since: changedSince, limit: limitParam().describe('page size to price the next page at') })
     .superRefine(datesInOrder);
 export type CountAdsArgs = z.infer<ReturnType<typeof countAdsArgs>>;
 

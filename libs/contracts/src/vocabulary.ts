@@ -11,6 +11,13 @@ export type AdStatus = (typeof AD_STATUSES)[number];
 export const AD_SORTS = ['date', 'days_active', 'activity_days_amount', 'most_popular', 'impressions'] as const;
 export type AdSort = (typeof AD_SORTS)[number];
 
+/**
+ * What a change feed row says changed since the caller's watermark (search_ads `changed_since`): first seen; went
+ * inactive (including ads whose last sighting the data's day moved past); active again; a field an agent sees changed.
+ */
+export const AD_CHANGES = ['new', 'ended', 'resumed', 'changed'] as const;
+export type AdChange = (typeof AD_CHANGES)[number];
+
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 

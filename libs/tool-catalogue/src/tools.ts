@@ -71,8 +71,15 @@ export const TOOLS: readonly ToolDefinition[] = [
       instead:
         'counting or shares (count_ads is free; get_ads_breakdown gives counts by a field, or an overview of every field in one call); ' +
         'rankings over time (get_trends).',
-      returns: `a page of ads (\`data\`) with \`pagination\` (next_cursor, has_more, total, total_estimated). ${FIELDS}`,
-      costNote: `An empty page is free. Default 20 ads per page on MCP, max 100: ask for few rows. ${PAGING}`,
+      returns:
+        `a page of ads (\`data\`) with \`pagination\` (next_cursor, has_more, total, total_estimated, watermark). ${FIELDS} ` +
+        'To keep watch (an advertiser, an affiliate, a domain, a niche): keep `pagination.watermark`, later call again with the ' +
+        'same filters and `changed_since=<watermark>`: only the ads that changed since come, in change order, each with ' +
+        '`change` (new, ended, resumed, changed: countries, languages, categories, landing, texts or media) and `changed_at`; ' +
+        'dates, counters and impressions moving alone are no change. Page with `cursor`, then keep the last page\'s watermark. ' +
+        'A watermark older than the retention window (30 days by default) or from reloaded data is answered 410: ' +
+        're-baseline with a plain search.',
+      costNote: `An empty page is free, so a watch that finds nothing costs nothing. Default 20 ads per page on MCP, max 100: ask for few rows. ${PAGING}`,
     },
     overrides: { mcp: { limit: limitParam(MCP_SEARCH_ADS_DEFAULT_LIMIT) } },
     path: '/ads',
@@ -98,7 +105,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'count_ads',
     title: 'Count ads',
     guide: {
-      does: 'How many ads match the search_ads filters, and what the next search_ads page would cost at `limit`.',
+      does:
+        'How many ads match the search_ads filters (with `changed_since`: how many changed since that watermark), and what the ' +
+        'next search_ads page would cost at `limit`.',
       when: 'before paying for rows, or when the number is the answer ("how many active e-commerce ads on TikTok").',
       instead: 'counts split by a field (get_ads_breakdown).',
       returns: '`total` (exact up to 10,000; above it `total_estimated` is true) and `cost_of_next_page`.',

@@ -68,14 +68,22 @@ describe('the catalogue', () => {
 describe('search_ads', () => {
   const searchAds = tool('search_ads');
 
-  it('takes exactly the contract parameters plus the date range, app and creative filters, and similar_to', () => {
+  it('takes exactly the contract parameters plus the date range, app and creative filters, similar_to and changed_since', () => {
     expect(Object.keys(searchAds.args('http').shape).sort()).toEqual(
       [
         'q', 'country', 'platforms', 'creative_categories', 'status_today', 'advertiser_id', 'webmaster_id',
         'landing_domain', 'sort_by', 'sort_order', 'limit', 'cursor', 'date_from', 'date_to', 'app_id', 'creative_id',
-        'destination_type', 'fields', 'similar_to',
+        'destination_type', 'fields', 'similar_to', 'changed_since',
       ].sort(),
     );
+  });
+
+  it('takes changed_since on search_ads and count_ads alike, never with similar_to', () => {
+    const since = { changed_since: 'w1.abc' };
+    expect(parseToolArgs(searchAds, 'mcp', since)).toMatchObject({ ok: true, args: since });
+    expect(parseToolArgs(tool('count_ads'), 'http', since)).toMatchObject({ ok: true, args: since });
+    expect(parseToolArgs(searchAds, 'mcp', { ...since, similar_to: 'ad_1' })).toMatchObject({ ok: false, errors: [{ field: 'changed_since' }] });
+    expect(parseToolArgs(searchAds, 'mcp', { changed_since: '' })).toMatchObject({ ok: false, errors: [{ field: 'changed_since' }] });
   });
 
   it('defaults to 50 ads over HTTP and 20 over MCP, at most 100', () => {

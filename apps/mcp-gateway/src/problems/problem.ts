@@ -34,6 +34,7 @@ const TITLES: Record<string, string> = {
   method_not_allowed: 'Method not allowed',
   not_acceptable: 'Not acceptable',
   conflict: 'Conflict',
+  gone: 'Gone',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',

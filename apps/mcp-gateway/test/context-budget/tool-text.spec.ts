@@ -30,7 +30,7 @@ function ad(n: number, body = `Fresh deals on running shoes from Northwind Tradi
   };
 }
 
-const page = (rows: Ad[]) => ({ data: rows, pagination: { next_cursor: 'c'.repeat(120), has_more: true, total: 10_000, total_estimated: true } });
+const page = (rows: Ad[]) => ({ data: rows, pagination: { next_cursor: 'c'.repeat(120), has_more: true, total: 10_000, total_estimated: true, watermark: 'w1.' + 'w'.repeat(60) } });
 
 /** The oracle: tables back to lists of objects. */
 function untabulate(value: unknown): unknown {

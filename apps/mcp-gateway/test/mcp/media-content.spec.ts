@@ -79,7 +79,7 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
           creative_id: `cr-${Math.min(i, 29)}`,
           ...(i === 2 && { creative_format: 'text' as const, media_count: 0 }),
         })),
-        pagination: { next_cursor: null, has_more: false, total: 40, total_estimated: false },
+        pagination: { next_cursor: null, has_more: false, total: 40, total_estimated: false, watermark: null },
       }))
       .on(QueryMessages.getAdvertiser, ({ id }) => ({
         id: String(id),

@@ -38,7 +38,7 @@ export function fakeQuery(available = 7): FakeService {
       const rows = Math.min(Number(args['limit']), available);
       return {
         data: Array.from({ length: rows }, (_, i) => sampleAd(i + 1)),
-        pagination: { next_cursor: null, has_more: false, total: available, total_estimated: false },
+        pagination: { next_cursor: null, has_more: false, total: available, total_estimated: false, watermark: null },
       };
     })
     .on(QueryMessages.countAds, () => ({ total: available, total_estimated: false, cost_of_next_page: available }))

@@ -20,7 +20,9 @@ import { publicMedia } from '../media/media-links';
 import { PictureCatalogue } from '../media/picture-catalogue';
 import { AD_STORE, type AdFilter, type AdStore, type BreakdownResult } from '../store/ad-store.port';
 import { EXACT_TOTAL_UP_TO, toAdFilter } from './ad-filter';
+import { AdChangesService } from './ad-changes.service';
 import { SimilarAdsService } from './similar-ads.service';
+import { encodeWatermark } from '../paging/watermark';
 
 export { EXACT_TOTAL_UP_TO };
 
@@ -37,19 +39,25 @@ export class AdsService {
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'PUBLIC_BASE_URL'>,
     private readonly similar: SimilarAdsService,
     private readonly pictures: PictureCatalogue,
+    private readonly changes: AdChangesService,
   ) {}
 
   async search(args: SearchAdsArgs): Promise<AdsPage> {
+    if (args.changed_since !== undefined) return this.changes.search({ ...args, changed_since: args.changed_since });
     if (args.similar_to !== undefined) return this.similar.search({ ...args, similar_to: args.similar_to });
     const filter = toAdFilter(args);
     const binding = { filter, sort: args.sort_by, order: args.sort_order };
+    let watermark: string | null = null;
     const [page, count] = await Promise.all([
-      this.pager.page('ads', binding, args.cursor, (after) =>
-        this.store.searchAds({ filter, sort: args.sort_by, order: args.sort_order, limit: args.limit, ...(after ? { after } : {}) }),
-      ),
+      this.pager.page('ads', binding, args.cursor, async (after) => {
+        const found = await this.store.searchAds({ filter, sort: args.sort_by, order: args.sort_order, limit: args.limit, ...(after ? { after } : {}) });
+        // The position of the page's own read: a change after it is in the next feed, never lost between the two.
+        if (found.position) watermark = encodeWatermark(found.position);
+        return found;
+      }),
       this.store.countAds(filter, EXACT_TOTAL_UP_TO),
     ]);
-    return { data: page.data, pagination: { ...page.pagination, total: count.total, total_estimated: count.estimated } };
+    return { data: page.data, pagination: { ...page.pagination, total: count.total, total_estimated: count.estimated, watermark } };
   }
 
   async get(id: string): Promise<AdDetail> {
@@ -59,8 +67,9 @@ export class AdsService {
   }
 
   async count(args: CountAdsArgs): Promise<AdsCount> {
-    const { limit, ...filters } = args;
-    const count = await this.store.countAds(toAdFilter(filters), EXACT_TOTAL_UP_TO);
+    const { limit, changed_since, ...filters } = args;
+    const count =
+      changed_since === undefined ? await this.store.countAds(toAdFilter(filters), EXACT_TOTAL_UP_TO) : await this.changes.count(filters, changed_since);
     const searchAds = findTool('search_ads');
     const rows = Math.min(limit, count.total);
     return {

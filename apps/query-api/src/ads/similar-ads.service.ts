@@ -4,7 +4,8 @@ import { ServiceError } from '@adintel/contracts';
 import { CreativesService } from '../creatives/creatives.service';
 import { similarityOf } from '../media/lookalikes';
 import { ListPager } from '../paging/list-pager';
-import { AD_STORE, type AdFilter, type AdStore, type KeysetPage, type SortKey } from '../store/ad-store.port';
+import { encodeWatermark } from '../paging/watermark';
+import { AD_STORE, type AdFilter, type AdStore, type ChangePosition, type KeysetPage, type SortKey } from '../store/ad-store.port';
 import { EXACT_TOTAL_UP_TO, toAdFilter } from './ad-filter';
 
 /** One creative whose ads a look-alike page lists: the ad's own first, then its near duplicates by similarity. */
@@ -38,20 +39,35 @@ export class SimilarAdsService {
       ...near.map((m) => ({ creativeId: m.id, similarity: similarityOf(m.distance), match: 'near_duplicate' as const })),
     ].filter((g) => !filter.creativeId || g.creativeId === filter.creativeId);
     const binding = { similar_to: args.similar_to, filter, sort: args.sort_by, order: args.sort_order };
+    let position: ChangePosition | undefined;
     const [page, counts] = await Promise.all([
-      this.pager.page('ads-similar', binding, args.cursor, (after) => this.page(groups, filter, args, after)),
+      this.pager.page('ads-similar', binding, args.cursor, async (after) => {
+        const found = await this.page(groups, filter, args, after);
+        position = found.position;
+        return found;
+      }),
       Promise.all(groups.map((g) => this.store.countAds({ ...filter, creativeId: g.creativeId }, EXACT_TOTAL_UP_TO))),
     ]);
     const total = counts.reduce((sum, c) => sum + c.total, 0);
     const estimated = counts.some((c) => c.estimated) || total > EXACT_TOTAL_UP_TO;
     return {
       data: page.data,
-      pagination: { ...page.pagination, total: Math.min(total, EXACT_TOTAL_UP_TO), total_estimated: estimated },
+      pagination: {
+        ...page.pagination,
+        total: Math.min(total, EXACT_TOTAL_UP_TO),
+        total_estimated: estimated,
+        watermark: position ? encodeWatermark(position) : null,
+      },
     };
   }
 
   /** Rows after `after` (`value` = "<group>:<the ad's sort value as JSON>"), walking group after group. */
-  private async page(groups: Group[], filter: AdFilter, args: SearchAdsArgs, after: SortKey | undefined): Promise<KeysetPage<Ad>> {
+  private async page(
+    groups: Group[],
+    filter: AdFilter,
+    args: SearchAdsArgs,
+    after: SortKey | undefined,
+  ): Promise<KeysetPage<Ad> & { position?: ChangePosition }> {
     let group = 0;
     let inner: SortKey | undefined;
     if (after) {
@@ -61,6 +77,8 @@ export class SimilarAdsService {
     }
     const rows: Ad[] = [];
     let lastKey: SortKey | null = null;
+    // The position of the first group's read: what follows it is in a later feed, never lost.
+    let position: ChangePosition | undefined;
     for (; group < groups.length; group++, inner = undefined) {
       const { creativeId, similarity, match } = groups[group] as Group;
       const want = args.limit - rows.length;
@@ -71,14 +89,15 @@ export class SimilarAdsService {
         limit: want,
         ...(inner ? { after: inner } : {}),
       });
+      position ??= found.position;
       rows.push(...found.rows.map((row) => ({ ...row, similarity, match: [match] })));
       if (found.lastKey) lastKey = { value: `${group}:${JSON.stringify(found.lastKey.value)}`, id: found.lastKey.id };
       if (rows.length >= args.limit) {
         const more = found.hasMore || (await this.anyAfter(groups, filter, group + 1));
-        return { rows, hasMore: more, lastKey };
+        return { rows, hasMore: more, lastKey, ...(position && { position }) };
       }
     }
-    return { rows, hasMore: false, lastKey };
+    return { rows, hasMore: false, lastKey, ...(position && { position }) };
   }
 
   private async anyAfter(groups: Group[], filter: AdFilter, from: number): Promise<boolean> {

@@ -13,6 +13,7 @@
  * - "Registrable domain" = tldts `getDomain(host)` (Public Suffix List); hosts are lower-case.
  */
 import type {
+  AdChange,
   AdSort,
   AdStatus,
   AppStore,
@@ -195,6 +196,39 @@ export interface KeysetPage<T> {
   lastKey: SortKey | null;
 }
 
+/**
+ * A store's position in its stream of live batches (the change feed, issue 36): `store` names the loaded data (a
+ * reload is another store), `seq` the newest live batch applied.
+ */
+export interface ChangePosition {
+  store: string;
+  seq: number;
+}
+
+/**
+ * The ads matching `filter` (on their state now) whose visible state differs between `since` and now, in change order:
+ * the seq of each ad's last change ascending, then id. `after` is a SortKey with the seq as `value`.
+ */
+export interface AdChangesQuery {
+  filter: AdFilter;
+  since: ChangePosition;
+  limit: number;
+  after?: SortKey;
+  /** Count the feed's rows up to this many (search_ads' total, count_ads); the rows past `limit` are only counted. */
+  countUpTo: number;
+}
+
+/** A feed row: the ad now, what changed since the position, and when (ISO time its batch was applied). */
+export type ChangedAd = Ad & { change: AdChange; changed_at: string };
+
+/**
+ * `expired`: the log no longer reaches back to `since` (retention); `foreign`: `since` is not a position of this store
+ * (another store, a reload, or ahead of it). Either way the caller must re-baseline with a plain search.
+ */
+export type AdChangesResult =
+  | { outcome: 'page'; page: KeysetPage<ChangedAd>; count: CountResult; position: ChangePosition }
+  | { outcome: 'expired' | 'foreign' };
+
 export interface CountResult {
   total: number;
   /** false: `total` is exact. true: there are more than `exactUpTo` matches and `total` is `exactUpTo`. */
@@ -376,7 +410,10 @@ export interface AdStore {
   ping(): Promise<void>;
   close(): Promise<void>;
 
-  searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>>;
+  /** `position`: the store's change position of the same read (SQLite; engines without a change feed leave it out). */
+  searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad> & { position?: ChangePosition }>;
+  /** The change feed (optional: an engine without it answers feed calls with a clear 400, ads.service.ts). */
+  adChanges?(query: AdChangesQuery): Promise<AdChangesResult>;
   countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult>;
   getAd(id: string): Promise<AdDetailRecord | null>;
   breakdown(filter: AdFilter, field: BreakdownField, limit: number): Promise<BreakdownResult>;

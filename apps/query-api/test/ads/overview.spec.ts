@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdsBreakdown, OVERVIEW_SECTIONS } from '@adintel/contracts';
 import { AdsService } from '../../src/ads/ads.service';
+import type { AdChangesService } from '../../src/ads/ad-changes.service';
 import type { SimilarAdsService } from '../../src/ads/similar-ads.service';
 import type { PictureCatalogue } from '../../src/media/picture-catalogue';
 import type { ListPager } from '../../src/paging/list-pager';
@@ -23,7 +24,7 @@ describe('the breakdown overview', () => {
     await writer.close();
     store = new SqliteStore({ file, workers: 0 });
     // Breakdowns neither page, link media nor look for look-alikes: those collaborators are not reached.
-    service = new AdsService(store, {} as ListPager, { PUBLIC_BASE_URL: 'http://localhost:3000' }, {} as SimilarAdsService, {} as PictureCatalogue);
+    service = new AdsService(store, {} as ListPager, { PUBLIC_BASE_URL: 'http://localhost:3000' }, {} as SimilarAdsService, {} as PictureCatalogue, {} as AdChangesService);
   });
   afterAll(async () => {
     await store.close();

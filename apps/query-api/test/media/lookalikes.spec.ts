@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdsPage, CreativeList, WebmasterList } from '@adintel/contracts';
+import { AdChangesService } from '../../src/ads/ad-changes.service';
 import { SimilarAdsService } from '../../src/ads/similar-ads.service';
 import { CreativesService } from '../../src/creatives/creatives.service';
 import { generateDemoAds } from '../../src/ingest/demo-generator';
@@ -67,7 +68,14 @@ describe('look-alikes on the demo families', () => {
     // The pictures are rendered inline here (none pending): picture-worker.process.spec.ts covers those made later.
     const pictures = new PictureCatalogue(files);
     creatives = new CreativesService(store, pager, CONFIG, new LookalikeIndex(store, NO_MADE_HASHES), pictures);
-    ads = new AdsService(store, pager, CONFIG, new SimilarAdsService(store, pager, creatives), pictures);
+    ads = new AdsService(
+      store,
+      pager,
+      CONFIG,
+      new SimilarAdsService(store, pager, creatives),
+      pictures,
+      new AdChangesService(store, pager, { FEED_RETENTION_DAYS: 30 }),
+    );
     webmasters = new WebmastersService(store, pager);
   }, 600_000);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, DESTINATION_TYPES, OVERVIEW, PLATFORMS } from '../vocabulary';
+import { AD_CHANGES, AD_STATUSES, BREAKDOWN_FIELDS, CREATIVE_FORMATS, DESTINATION_TYPES, OVERVIEW, PLATFORMS } from '../vocabulary';
 import { Id, IsoDate, Share, similarityFields } from './common';
 
 /** What the service holds of a media entry's file (pending: a picture worker is making it). */
@@ -75,14 +75,28 @@ export const AdDetail = Ad.extend({
 });
 export type AdDetail = z.infer<typeof AdDetail>;
 
+/** A search_ads row: with `changed_since`, also what changed since the watermark and when. */
+export const AdRow = Ad.extend({
+  change: z
+    .enum(AD_CHANGES)
+    .optional()
+    .describe('changed_since only: new (first seen), ended (went inactive), resumed (active again), changed (a visible field)'),
+  changed_at: z.string().optional().describe('changed_since only: when the service applied the change (ISO 8601 time)'),
+});
+export type AdRow = z.infer<typeof AdRow>;
+
 /** A search_ads page: the ads and how to fetch the next page. */
 export const AdsPage = z.object({
-  data: z.array(Ad),
+  data: z.array(AdRow),
   pagination: z.object({
     next_cursor: z.string().nullable(),
     has_more: z.boolean(),
     total: z.int().min(0),
     total_estimated: z.boolean(),
+    watermark: z
+      .string()
+      .nullable()
+      .describe('the store position of this answer: pass it as changed_since later, with the same filters, to get only what changed'),
   }),
 });
 export type AdsPage = z.infer<typeof AdsPage>;

@@ -152,7 +152,7 @@ type EntityKind = 'advertiser' | 'webmaster' | 'creative' | 'domain' | 'app';
  * it (IN over its rows, or the equality its forced index serves); every other join-table or FTS
  * filter is a per-row EXISTS probe, which is cheap while scanning a sort index.
  */
-function conditionsOf(filter: AdFilter, driver: keyof AdFilter | null): { sql: string; params: SQLInputValue[] } {
+export function conditionsOf(filter: AdFilter, driver: keyof AdFilter | null): { sql: string; params: SQLInputValue[] } {
   const clauses: string[] = [];
   const params: SQLInputValue[] = [];
   const joinFilter = (table: string, values: string[], drive: boolean) => {

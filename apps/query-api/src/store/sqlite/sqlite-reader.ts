@@ -1,6 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
-import type { AdStore, SyncPort } from '../ad-store.port';
+import type { AdChangesQuery, AdChangesResult, AdStore, SyncPort } from '../ad-store.port';
 import { AdReader, type ReaderTuning } from './ad-reader';
+import { ChangeFeedReader } from './change-log';
 import { EntityReader } from './entity-reader';
 import { GenerationCache } from './generation-cache';
 import { LiveColumns } from './live-columns';
@@ -9,7 +10,7 @@ import { applyPragmasForReading } from './schema';
 /** What a query worker serves: every read of the port, synchronous. */
 type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
 /** The methods a worker call may name: every read of the port, and the two steps of a catch-up round (WorkerPool). */
-export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'catchUp' | 'checkpointWal';
+export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'adChanges' | 'catchUp' | 'checkpointWal';
 
 /** A reader that keeps its snapshot between reads (a query worker's): how old the snapshot may get. */
 export interface SnapshotHold {
@@ -32,6 +33,7 @@ export class SqliteReader implements StoreReads {
   private readonly cache: GenerationCache;
   private readonly ads: AdReader;
   private readonly entities: EntityReader;
+  private readonly feed: ChangeFeedReader;
   /** When the held snapshot began (performance.now()), or null when none is held. */
   private heldSince: number | null = null;
   /** A writable connection for checkpointWal only (opened on first use). */
@@ -46,6 +48,7 @@ export class SqliteReader implements StoreReads {
     applyPragmasForReading(this.db);
     this.cache = new GenerationCache(this.db);
     this.entities = new EntityReader(this.db, this.cache);
+    this.feed = new ChangeFeedReader(this.db);
     this.ads = new AdReader(this.db, this.cache, this.entities, new LiveColumns(this.db), options);
   }
 
@@ -115,7 +118,9 @@ export class SqliteReader implements StoreReads {
     if (!this.cache.generation()) throw new Error('the store holds no finished data yet (run the seed or ingest command)');
   }
 
-  searchAds: StoreReads['searchAds'] = (query) => this.read(() => this.ads.searchAds(query));
+  /** With the change position of the same snapshot: the watermark names exactly what the page saw. */
+  searchAds: StoreReads['searchAds'] = (query) => this.read(() => ({ ...this.ads.searchAds(query), position: this.feed.position() }));
+  adChanges = (query: AdChangesQuery): AdChangesResult => this.read(() => this.feed.changes(query));
   countAds: StoreReads['countAds'] = (filter, exactUpTo) => this.read(() => this.ads.countAds(filter, exactUpTo));
   getAd: StoreReads['getAd'] = (id) => this.read(() => this.ads.getAd(id));
   breakdown: StoreReads['breakdown'] = (filter, field, limit) => this.read(() => this.ads.breakdown(filter, field, limit));

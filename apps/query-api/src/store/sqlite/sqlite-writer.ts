@@ -9,6 +9,7 @@ import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
 import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
 import { LiveColumns } from './live-columns';
+import { ChangeLog } from './change-log';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
 import { ADDED, applyPragmasForWriting, BASE_TABLES, REMOVED, SCHEMA_VERSION, SECONDARY_INDEXES, UPDATED } from './schema';
 
@@ -22,6 +23,8 @@ export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
   private statements: ReturnType<typeof prepare>;
   private entities: EntityRecords;
+  /** The change feed's log, written with each live batch (change-log.ts). */
+  private readonly changeLog: ChangeLog;
 
   /** The columns as readers bring them forward, for checkpoints (created on the first one). */
   private live: LiveColumns | null = null;
@@ -45,6 +48,7 @@ export class SqliteWriter implements AdStoreWriter {
     if (version?.value !== SCHEMA_VERSION) this.dropAll();
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
+    this.changeLog = new ChangeLog(this.db);
     this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
   }
 
@@ -112,6 +116,7 @@ export class SqliteWriter implements AdStoreWriter {
     const result: ApplyResult = { added: 0, replaced: 0, unchanged: 0, rejected: [] };
     this.db.exec('BEGIN');
     try {
+      this.changeLog.record(seq, batch);
       for (const sighting of batch) {
         const old = s.findRow.get(sighting.id) as (AdRow & { content: string; doc: string }) | undefined;
         // The stored doc is parsed once (the media it holds and the text seenAgain compares), and only when read.

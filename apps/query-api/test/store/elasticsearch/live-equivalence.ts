@@ -176,10 +176,14 @@ export async function storeAnswers(store: AdStore, records: readonly AdRecord[])
   return answers;
 }
 
+/** The answers without the change position of SQLite's pages (it names each store: the change feed's watermark). */
+const withoutPositions = (answers: Record<string, unknown>) =>
+  JSON.parse(JSON.stringify(answers, (key, value: unknown) => (key === 'position' ? undefined : value))) as Record<string, unknown>;
+
 /** The live store answers every question exactly as the offline one. */
 export async function expectSameAnswers(pair: StorePair, records: readonly AdRecord[]): Promise<void> {
-  const offline = await storeAnswers(pair.offline, records);
-  const live = await storeAnswers(pair.live, records);
+  const offline = withoutPositions(await storeAnswers(pair.offline, records));
+  const live = withoutPositions(await storeAnswers(pair.live, records));
   expect(Object.keys(offline).length).toBeGreaterThan(200);
   expect(live).toEqual(offline);
 }

@@ -1,4 +1,4 @@
-import type { Ad, AdsPage } from '@adintel/contracts';
+import type { AdRow, AdsPage } from '@adintel/contracts';
 import { thumbnailsOf } from '../../view-thumbnails';
 import { el, formatNumber, linkButton, Pictures, resultData, show, startView, type ToolArguments } from '../shared/view-app';
 
@@ -7,7 +7,7 @@ import { el, formatNumber, linkButton, Pictures, resultData, show, startView, ty
  * through the host as the card comes into view); "Load more" asks the host for the next page with the same
  * arguments (its pictures come the same way).
  */
-const state: { ads: Ad[]; thumbnails: Map<string, string>; page?: AdsPage['pagination']; args: ToolArguments; loading: boolean; error?: string } = {
+const state: { ads: AdRow[]; thumbnails: Map<string, string>; page?: AdsPage['pagination']; args: ToolArguments; loading: boolean; error?: string } = {
   ads: [],
   thumbnails: new Map(), // creative id -> thumbnail URI
   args: {},
@@ -28,12 +28,19 @@ const app = startView<AdsPage>('ad-gallery', {
 const pictures = new Pictures(app);
 
 /** A card shows what the row has: with `fields`, search_ads rows carry only the fields asked for (and the id). */
-function card(ad: Pick<Ad, 'id'> & Partial<Ad>): HTMLElement {
+function card(ad: Pick<AdRow, 'id'> & Partial<AdRow>): HTMLElement {
   return el(
     'article',
     { class: 'card', 'data-ad-id': ad.id },
     pictures.slot(ad.creative_id && state.thumbnails.get(ad.creative_id), ad.creative_id),
-    el('div', { class: 'top' }, el('span', { class: `badge status-${ad.status_today}` }, ad.status_today), el('span', { class: 'badge' }, ad.platform_name)),
+    el(
+      'div',
+      { class: 'top' },
+      // A change feed row (search_ads changed_since) says what changed since the watermark: new, ended, resumed, changed.
+      ad.change ? el('span', { class: `badge change change-${ad.change}`, title: ad.changed_at ?? '' }, ad.change) : null,
+      el('span', { class: `badge status-${ad.status_today}` }, ad.status_today),
+      el('span', { class: 'badge' }, ad.platform_name),
+    ),
     el('h3', {}, ad.title || '(no title)'),
     el('p', { class: 'body' }, ad.body ?? ''),
     el(
