@@ -66,7 +66,7 @@ export function describeCost(cost: CostRule): string {
     case 'per_row': {
       const each = `${cost.tokens} token per ${cost.unit} returned`;
       const { sections } = cost;
-      return sections ? `${each}; ${sections.arg}=${sections.value} at least ${sections.count * cost.tokens} (one ${cost.unit} per section)` : each;
+      return sections ? `${each}; ${sections.arg}=${sections.value} at least ${sections.count * cost.tokens}, one ${cost.unit} per section` : each;
     }
   }
 }

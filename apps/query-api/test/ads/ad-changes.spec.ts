@@ -5,6 +5,7 @@ import { countAdsArgs, searchAdsArgs, ServiceError } from '@adintel/contracts';
 import { AdChangesService } from '../../src/ads/ad-changes.service';
 import { AdsService } from '../../src/ads/ads.service';
 import type { SimilarAdsService } from '../../src/ads/similar-ads.service';
+import type { PictureCatalogue } from '../../src/media/picture-catalogue';
 import { CursorCodec } from '../../src/paging/cursor-codec';
 import { DataWindowService } from '../../src/paging/data-window.service';
 import { ListPager } from '../../src/paging/list-pager';
@@ -39,7 +40,7 @@ describe('search_ads changed_since (AdsService on SQLite)', () => {
     dataWindow = new DataWindowService(store);
     const pager = new ListPager(new CursorCodec('x'.repeat(32)), dataWindow);
     const config = { PUBLIC_BASE_URL: 'http://localhost:3000', FEED_RETENTION_DAYS: 30 };
-    ads = new AdsService(store, pager, config, {} as SimilarAdsService, new AdChangesService(store, pager, config));
+    ads = new AdsService(store, pager, config, {} as SimilarAdsService, {} as PictureCatalogue, new AdChangesService(store, pager, config));
   });
   afterAll(async () => {
     await store?.close();
@@ -87,7 +88,7 @@ describe('search_ads changed_since (AdsService on SQLite)', () => {
     const engine = { ...withoutFeed, engine: 'elasticsearch', searchAds: store.searchAds, countAds: store.countAds, catalog: store.catalog } as unknown as AdStore;
     const pager = new ListPager(new CursorCodec('x'.repeat(32)), new DataWindowService(engine));
     const config = { PUBLIC_BASE_URL: 'http://localhost:3000', FEED_RETENTION_DAYS: 30 };
-    const service = new AdsService(engine, pager, config, {} as SimilarAdsService, new AdChangesService(engine, pager, config));
+    const service = new AdsService(engine, pager, config, {} as SimilarAdsService, {} as PictureCatalogue, new AdChangesService(engine, pager, config));
     const payload = await failure(service.search(searchAdsArgs().parse({ changed_since: encodeWatermark({ store: 'x', seq: 0 }) })));
     expect(payload).toMatchObject({ code: 'invalid_argument', errors: [{ field: 'changed_since', message: expect.stringMatching(/not supported on the elasticsearch engine/) }] });
   });

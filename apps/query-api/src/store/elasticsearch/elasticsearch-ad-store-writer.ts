@@ -94,7 +94,7 @@ async function bulkIndexAds(
       onDrop: (drop) => {
         if (drop.status === 429) {
           throttled++;
-          helper.abort();
+          void helper.abort(); // the helper itself is awaited below, and ends once aborted
         } else rejected.push(rejectedRowFrom(drop));
       },
       flushBytes: options.flushBytes ?? 5_000_000,
