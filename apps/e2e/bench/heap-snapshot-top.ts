@@ -19,8 +19,13 @@ const heap = JSON.parse(readFileSync(positionals[0] ?? '', 'utf8')) as Snapshot;
 const { meta } = heap.snapshot;
 const NF = meta.node_fields.length;
 const EF = meta.edge_fields.length;
-const [typeField, nameField, selfField, edgeCountField] = ['type', 'name', 'self_size', 'edge_count'].map((f) => meta.node_fields.indexOf(f));
-const [edgeTypeField, edgeToField] = ['type', 'to_node'].map((f) => meta.edge_fields.indexOf(f));
+const fieldOf = (fields: string[], name: string): number => {
+  const index = fields.indexOf(name);
+  if (index < 0) throw new Error(`the heap snapshot has no ${name} field`);
+  return index;
+};
+const [typeField, nameField, selfField, edgeCountField] = [fieldOf(meta.node_fields, 'type'), fieldOf(meta.node_fields, 'name'), fieldOf(meta.node_fields, 'self_size'), fieldOf(meta.node_fields, 'edge_count')];
+const [edgeTypeField, edgeToField] = [fieldOf(meta.edge_fields, 'type'), fieldOf(meta.edge_fields, 'to_node')];
 const nodeTypes = meta.node_types[0];
 const weakEdge = meta.edge_types[0].indexOf('weak');
 const count = heap.nodes.length / NF;

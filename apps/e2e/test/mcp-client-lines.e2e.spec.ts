@@ -153,8 +153,8 @@ describe('both official MCP client lines against the running service, each with 
       expect(listed.map((resource) => resource.uri).sort()).toEqual(named.sort());
       for (const uri of named) {
         const [content] = await session.readResource(uri);
-        expect({ uri: content.uri, mimeType: content.mimeType }).toEqual({ uri, mimeType: 'text/html;profile=mcp-app' });
-        expect(content.text).toMatch(/^<!doctype html>/);
+        expect({ uri: content?.uri, mimeType: content?.mimeType }).toEqual({ uri, mimeType: 'text/html;profile=mcp-app' });
+        expect(content?.text).toMatch(/^<!doctype html>/);
       }
       seen[`${line.name} views`] = named.sort();
     });

@@ -47,6 +47,18 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
     fetch(url, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
   const bytesOf = async (res: Response) => Buffer.from(await res.arrayBuffer());
   const usage = async (token: string) => (await getJson(base, token, '/api/v1/usage')).body as { used: number; remaining: number; reserved: number };
+  // beforeAll found eight creatives with pictures or threw
+  const creativeAt = (i: number) => {
+    const creative = creatives[i];
+    if (!creative) throw new Error(`no creative ${i}: beforeAll found ${creatives.length}`);
+    return creative;
+  };
+  const mediaAt = (i: number): MediaEntry => {
+    const [entry] = creativeAt(i).media;
+    if (!entry) throw new Error(`creative ${i} has no media`);
+    return entry;
+  };
+
   const fileHeaders = (res: Response) => ({
     type: res.headers.get('content-type'),
     nosniff: res.headers.get('x-content-type-options'),
@@ -55,7 +67,7 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
 
   it('serves a thumbnail free: WebP that decodes, within 256 px, nosniff', async () => {
     const { token } = await newAgentToken(base);
-    const entry = creatives[0].media[0];
+    const entry = mediaAt(0);
     const res = await get(String(entry.thumbnail_url), token);
     expect(res.status).toBe(200);
     expect(fileHeaders(res)).toEqual({ type: 'image/webp', nosniff: 'nosniff', cache: 'private, no-cache' });
@@ -68,7 +80,7 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
 
   it('charges a full file 10 tokens once a day per caller: later reads, ranges and a 304 are free', async () => {
     const { token } = await newAgentToken(base);
-    const entry = creatives[1].media[0];
+    const entry = mediaAt(1);
     const res = await get(entry.url, token);
     expect(res.status).toBe(200);
     expect(ALLOWED).toContain(res.headers.get('content-type'));
@@ -116,19 +128,20 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
 
   it('keeps the day pass in the gateway Redis under its prefix with a TTL; without it the file is charged again; a 304 never is', async () => {
     const { token } = await newAgentToken(base);
-    const entry = creatives[2].media[0];
+    const entry = mediaAt(2);
     const first = await get(entry.url, token);
     const etag = String(first.headers.get('etag'));
     expect(first.headers.get('x-tokens-charged')).toBe('10');
     await first.body?.cancel();
     const redis = new Redis(stack.redisUrl);
     try {
-      const keys = await redis.keys(`gateway:media-pass:*:${encodeURIComponent(creatives[2].id)}:0`);
+      const keys = await redis.keys(`gateway:media-pass:*:${encodeURIComponent(creativeAt(2).id)}:0`);
       expect(keys).toHaveLength(1);
-      const ttl = await redis.ttl(keys[0]);
+      const [key = ''] = keys; // present: the length was just asserted
+      const ttl = await redis.ttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(86_400 + 60);
-      await redis.del(keys[0]);
+      await redis.del(key);
     } finally {
       redis.disconnect();
     }
@@ -142,7 +155,7 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
 
   it('replays an Idempotency-Key free, refuses it for another file, and charges concurrent first ranges once', async () => {
     const { token } = await newAgentToken(base);
-    const entry = creatives[3].media[0];
+    const entry = mediaAt(3);
     const key = { 'idempotency-key': `media-${Date.now()}` };
     const first = await get(entry.url, token, key);
     expect(first.headers.get('x-tokens-charged')).toBe('10');
@@ -150,18 +163,18 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
     // The pass would make the repeat free anyway: drop it, so the replay is what is free.
     const redis = new Redis(stack.redisUrl);
     try {
-      for (const k of await redis.keys(`gateway:media-pass:*:${encodeURIComponent(creatives[3].id)}:0`)) await redis.del(k);
+      for (const k of await redis.keys(`gateway:media-pass:*:${encodeURIComponent(creativeAt(3).id)}:0`)) await redis.del(k);
     } finally {
       redis.disconnect();
     }
     const replay = await get(entry.url, token, key);
     expect([replay.status, replay.headers.get('x-tokens-charged'), replay.headers.get('idempotent-replay')]).toEqual([200, '0', 'true']);
     expect((await bytesOf(replay)).equals(file)).toBe(true);
-    const other = await get(creatives[4].media[0].url, token, key);
+    const other = await get(mediaAt(4).url, token, key);
     expect(other.status).toBe(409);
     await other.body?.cancel();
 
-    const video = creatives[5].media[0];
+    const video = mediaAt(5);
     const ranges = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => get(video.url, token, { range: `bytes=${i * 10}-${i * 10 + 9}` })));
     expect(ranges.map((r) => r.status)).toEqual([206, 206, 206, 206, 206, 206]);
     expect(ranges.map((r) => Number(r.headers.get('x-tokens-charged'))).reduce((a, b) => a + b, 0)).toBe(10);
@@ -172,7 +185,7 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
   it('answers 402 before any work when the balance is short; the thumbnail stays free', async () => {
     const { token } = await newAgentToken(base);
     for (let i = 0; i < 5; i++) expect((await getJson(base, token, '/api/v1/ads?limit=100')).res.headers.get('x-tokens-charged')).toBe('100');
-    const entry = creatives[6].media[0];
+    const entry = mediaAt(6);
     const res = await get(entry.url, token);
     expect([res.status, res.headers.get('x-tokens-charged')]).toEqual([402, '0']);
     expect(await res.json()).toMatchObject({ status: 402, code: 'insufficient_balance', needed: 10, remaining: 0 });
@@ -183,7 +196,8 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
 
   it('refuses bad paths by name: unknown creative or index 404, malformed id or n 400, no token 401', async () => {
     const { token } = await newAgentToken(base);
-    const { id, media } = creatives[0];
+    const { id, media } = creativeAt(0);
+    const entry = mediaAt(0);
     const at = (path: string) => `${base}/api/v1${path}`;
     const cases: [string, number, string?][] = [
       [`/creo/no-such-creative/media/0`, 404],
@@ -201,10 +215,10 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
       expect(problem.status).toBe(status);
       if (field) expect(problem.errors).toEqual([expect.objectContaining({ field })]);
     }
-    const post = await get(media[0].url, token, {}, 'POST');
+    const post = await get(entry.url, token, {}, 'POST');
     expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     await post.body?.cancel();
-    const anonymous = await get(media[0].url, undefined);
+    const anonymous = await get(entry.url, undefined);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
     await anonymous.body?.cancel();
@@ -227,12 +241,12 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
         const { resourceTemplates } = await mcp.listResourceTemplates();
         expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([`${base}/api/v1/creo/{id}/media/{n}`, `${base}/api/v1/creo/{id}/media/{n}/thumbnail`]);
 
-        const entry = creatives[revision === '2026-07-28' ? 7 : 0].media[0];
+        const entry = mediaAt(revision === '2026-07-28' ? 7 : 0);
         const read = await mcp.readResource({ uri: entry.url });
         const [content] = read.contents as { uri: string; mimeType?: string; blob?: string }[];
-        expect(content.uri).toBe(entry.url);
-        expect(ALLOWED).toContain(content.mimeType);
-        const meta = await sharp(Buffer.from(String(content.blob), 'base64')).metadata();
+        expect(content?.uri).toBe(entry.url);
+        expect(ALLOWED).toContain(content?.mimeType);
+        const meta = await sharp(Buffer.from(String(content?.blob), 'base64')).metadata();
         expect([meta.width, meta.height]).toEqual([entry.width, entry.height]);
         expect(read._meta).toMatchObject({ tokens_charged: 10, tokens_remaining: TRIAL - 10 });
         if (revision === '2026-07-28') expect(read).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
@@ -245,11 +259,13 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
         expect(thumbnail._meta).toMatchObject({ tokens_charged: 0 });
 
         const { resources } = await mcp.listResources();
-        const view = await mcp.readResource({ uri: resources[0].uri });
+        const [listed] = resources;
+        if (!listed) throw new Error('resources/list named no resource');
+        const view = await mcp.readResource({ uri: listed.uri });
         expect((view.contents[0] as { text?: string }).text).toContain('<html');
 
         await expect(mcp.readResource({ uri: `${base}/api/v1/creo/no-such-creative/media/0` })).rejects.toThrow();
-        await expect(mcp.readResource({ uri: `${base}/api/v1/creo/${creatives[0].id}/media/abc` })).rejects.toThrow(/\bn\b/);
+        await expect(mcp.readResource({ uri: `${base}/api/v1/creo/${creativeAt(0).id}/media/abc` })).rejects.toThrow(/\bn\b/);
       } finally {
         await mcp.close();
       }

@@ -177,9 +177,11 @@ describe('security of the running service', () => {
         const clientKey = `auth:Client:${client.client_id}`;
         // the token's move of the client's end follows metering's answer, just after the token
         await waitUntil(async () => (await redis.ttl(clientKey)) > 86_400, 10_000, 100);
-        const [clientEnd, poolEnd, recordEnd] = await Promise.all(
-          [clientKey, `metering:pool:agent:life:${client.client_id}`, `metering:agent:${client.client_id}`].map((key) => redis.pexpiretime(key)),
-        );
+        const [clientEnd, poolEnd, recordEnd] = await Promise.all([
+          redis.pexpiretime(clientKey),
+          redis.pexpiretime(`metering:pool:agent:life:${client.client_id}`),
+          redis.pexpiretime(`metering:agent:${client.client_id}`),
+        ]);
         const [now] = await redis.time();
         expect((clientEnd - Number(now) * 1000) / 86_400_000).toBeCloseTo(30, 1); // CLIENT_IDLE_TTL_SECONDS
         expect((poolEnd - Number(now) * 1000) / 86_400_000).toBeCloseTo(31, 1); // TRIAL_TTL_SECONDS

@@ -38,7 +38,9 @@ describe('the service end to end (four apps as real processes, real Redis, seede
     const accessToken = String(token.body['access_token']);
 
     const catalog = await callTool(base, accessToken, 'get_catalog');
-    const country = (catalog.body.result?.structuredContent?.['countries'] as { value: string }[])[0].value;
+    const [firstCountry] = catalog.body.result?.structuredContent?.['countries'] as { value: string }[];
+    if (!firstCountry) throw new Error('get_catalog listed no country');
+    const country = firstCountry.value;
     const search = await callTool(base, accessToken, 'search_ads', { country, limit: 5 });
     expect(search.status).toBe(200);
     const result = search.body.result;
@@ -47,7 +49,7 @@ describe('the service end to end (four apps as real processes, real Redis, seede
     expect(page.data).toHaveLength(5);
     for (const ad of page.data) expect(ad.countries).toContain(country);
     // The text holds the same page for the model, its ads as one table (docs/agents.md).
-    const text = JSON.parse(result?.content[0].text ?? '{}') as { data: { columns: string[]; rows: unknown[][] }; pagination: unknown };
+    const text = JSON.parse(result?.content[0]?.text ?? '{}') as { data: { columns: string[]; rows: unknown[][] }; pagination: unknown };
     expect(text.data.rows.map((row) => Object.fromEntries(text.data.columns.map((c, i) => [c, row[i]])))).toEqual(page.data);
     expect(text.pagination).toEqual(page.pagination);
     expect(result?._meta).toMatchObject({ tokens_charged: 5, tokens_remaining: TRIAL - 5 });
@@ -145,7 +147,7 @@ describe('the service end to end (four apps as real processes, real Redis, seede
 
     const mcp = await callTool(base, token, 'search_ads', { limit: 1 });
     expect(mcp.body.result?.isError).toBe(true);
-    expect(JSON.parse(mcp.body.result?.content[0].text ?? '{}')).toMatchObject({ status: 402, needed: 1, remaining: 0, max_affordable_limit: 0 });
+    expect(JSON.parse(mcp.body.result?.content[0]?.text ?? '{}')).toMatchObject({ status: 402, needed: 1, remaining: 0, max_affordable_limit: 0 });
 
     const usage = await getJson(base, token, '/api/v1/usage');
     expect(usage.res.status).toBe(200);
@@ -209,7 +211,7 @@ describe('the service end to end (four apps as real processes, real Redis, seede
 
     it('forged: 401 invalid_token', async () => {
       const genuine = (await newAgentToken(base)).token;
-      const [head, payload] = genuine.split('.');
+      const [head = '', payload = ''] = genuine.split('.'); // a JWT always has three parts
       const tampered = JSON.parse(Buffer.from(payload, 'base64url').toString());
       tampered.sub = 'someone-else';
       await expectRefusal(`${head}.${Buffer.from(JSON.stringify(tampered)).toString('base64url')}.${genuine.split('.')[2]}`, 401, 'invalid_token');

@@ -57,12 +57,9 @@ export async function findSeedIds(base: string, token: string): Promise<SeedIds>
   const ads = body['data'] as { id: string; advertiser_id: string; webmaster_id: string | null; creative_id: string; app_id: string | null; landing_domain: string }[];
   const apps = (await getJson(base, token, '/api/v1/apps?limit=1')).body['data'] as { id: string }[];
   const webmasters = (await getJson(base, token, '/api/v1/webmasters?limit=1')).body['data'] as { id: string }[];
-  return {
-    adId: ads[0].id,
-    advertiserId: ads[0].advertiser_id,
-    creativeId: ads[0].creative_id,
-    domain: ads[0].landing_domain,
-    webmasterId: ads.find((ad) => ad.webmaster_id)?.webmaster_id ?? webmasters[0].id,
-    appId: ads.find((ad) => ad.app_id)?.app_id ?? apps[0].id,
-  };
+  const [ad] = ads;
+  const webmasterId = ads.find((each) => each.webmaster_id)?.webmaster_id ?? webmasters[0]?.id;
+  const appId = ads.find((each) => each.app_id)?.app_id ?? apps[0]?.id;
+  if (!ad || !webmasterId || !appId) throw new Error('the seeded store has no ad, webmaster or app to name');
+  return { adId: ad.id, advertiserId: ad.advertiser_id, creativeId: ad.creative_id, domain: ad.landing_domain, webmasterId, appId };
 }

@@ -111,7 +111,7 @@ describe('seed and ingest stopped midway leave the previous store or none, and t
     expect(existsSync(loadingFile(dir))).toBe(false);
   });
 
-  it.each([stops[1], stops[3]] as const)('a seed --force stopped %s (%s) keeps the previous store', async (_, signal, when) => {
+  it.each(stops.filter((_, i) => i === 1 || i === 3))('a seed --force stopped %s (%s) keeps the previous store', async (_, signal, when) => {
     const dir = newDir();
     expect(cli(dir, ['seed', '--count', '1000', '--pictures', '0']).status).toBe(0);
     const previous = counts(dir);

@@ -7,6 +7,9 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 
 type Next = (err?: unknown) => void;
 
+/** The path part of a request target, without its query string. */
+const pathOf = (url: string | undefined): string => (url ?? '').split('?', 1).at(0) ?? '';
+
 /**
  * Express middleware: adopts or makes the request id, echoes it in `X-Request-Id`,
  * runs the rest of the request inside its context and logs one line per response.
@@ -15,7 +18,7 @@ export function httpRequestLogging(logger: Logger, quietPaths: readonly string[]
   const logHttp = pinoHttp({
     logger,
     genReqId: (req) => (req as IncomingMessage & { id: string }).id,
-    autoLogging: { ignore: (req) => quietPaths.includes((req.url ?? '').split('?')[0]) },
+    autoLogging: { ignore: (req) => quietPaths.includes(pathOf(req.url)) },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     serializers: {
       req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),

@@ -23,7 +23,7 @@ describe('JSON logs', () => {
     expect(lines[0]).toMatchObject({ service: 'query-api', level: 'info', msg: 'outside' });
     expect(lines[0]).not.toHaveProperty('request_id');
     expect(lines[1]).toMatchObject({ service: 'query-api', request_id: 'req-7', rows: 3, msg: 'inside' });
-    expect(typeof lines[1]['time']).toBe('string');
+    expect(typeof lines[1]?.['time']).toBe('string');
   });
 
   it('routes Nest log calls with their context and errors with their stack', () => {

@@ -41,7 +41,8 @@ function coerce(schema: z.ZodType | undefined, value: string | string[]): unknow
   const values = Array.isArray(value) ? value : [value];
   if (kind === 'array') return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
   if (values.length > 1) return values; // a scalar given twice: validation reports it
-  const single = values[0];
+  const [single] = values;
+  if (single === undefined) return undefined; // an empty list: as absent
   if (kind === 'number' && /^-?\d+(\.\d+)?$/.test(single.trim())) return Number(single);
   if (kind === 'boolean' && (single === 'true' || single === 'false')) return single === 'true';
   return single;

@@ -24,7 +24,7 @@ interface ToolSpec {
   scan?: boolean;
 }
 
-const pathParamsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+const pathParamsOf = (path: string) => [...path.matchAll(/\{(?<name>\w+)\}/g)].flatMap((m) => m.groups?.['name'] ?? []);
 
 const tool = (spec: ToolSpec, service: ToolDefinition['service'], callerScoped: boolean): ToolDefinition => {
   const selection = spec.rowKey === undefined ? undefined : selectionOf(spec.message.response, spec.rowKey);

@@ -27,11 +27,11 @@ class HeaderBearerStrategy {
   authenticate(req: Request): void {
     const header = req.headers.authorization;
     if (!header || !/^bearer(\s|$)/i.test(header)) return this.error(this.problems.missing());
-    const match = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-    if (!match) {
+    const token = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header)?.[1];
+    if (token === undefined) {
       return this.error(this.problems.refused('invalid_request', 'the Authorization header must be `Bearer <access token>`'));
     }
-    this.verifyToken(match[1], (error, caller) => {
+    this.verifyToken(token, (error, caller) => {
       if (error) return this.error(error);
       if (!caller) return this.error(this.problems.refused('invalid_token', 'the access token is not acceptable'));
       return this.success(caller);

@@ -110,7 +110,10 @@ function sendRejection(res: Response, rejection: EnvelopeRejection, mode: Respon
 
 function responseMode(accept: string | undefined): ResponseMode {
   if (!accept) return 'json';
-  const types = (accept ?? '').split(',').map((part) => part.split(';')[0].trim().toLowerCase());
+  const types = (accept ?? '').split(',').map((part) => {
+    const [type = ''] = part.split(';');
+    return type.trim().toLowerCase();
+  });
   if (types.includes('application/json') || types.includes('*/*') || types.includes('application/*')) return 'json';
   if (types.includes('text/event-stream')) return 'sse';
   throw new ProblemException({

@@ -27,11 +27,13 @@ export function parseRange(header: string | string[] | undefined): RangeRequest 
   const value = Array.isArray(header) ? header.join(',') : header;
   const match = /^\s*bytes\s*=\s*(.*)$/i.exec(value);
   if (!match) return { kind: 'invalid', reason: 'must be bytes=start-end, bytes=start- or bytes=-length' };
-  const specs = match[1].split(',').map((spec) => spec.trim()).filter((spec) => spec !== '');
+  const [, list = ''] = match;
+  const specs = list.split(',').map((spec) => spec.trim()).filter((spec) => spec !== '');
   const parsed = specs.map(parseSpec);
   const invalid = parsed.find((spec) => spec.kind === 'invalid');
-  if (invalid || parsed.length === 0) return invalid ?? { kind: 'invalid', reason: 'names no range' };
-  return parsed.length === 1 ? parsed[0] : { kind: 'whole' };
+  const [first, ...more] = parsed;
+  if (invalid || first === undefined) return invalid ?? { kind: 'invalid', reason: 'names no range' };
+  return more.length === 0 ? first : { kind: 'whole' };
 }
 
 function parseSpec(spec: string): RangeRequest {

@@ -41,11 +41,12 @@ export function targetOfUrl(baseUrl: string, uri: string): TargetParse | undefin
   if (!uri.startsWith(prefix)) return undefined;
   const match = /^([^/?#]+)\/media\/([^/?#]+)(\/thumbnail)?$/.exec(uri.slice(prefix.length));
   if (!match) return undefined;
+  const [, encodedId = '', index = '', thumbnail] = match;
   let id: string;
   try {
-    id = decodeURIComponent(match[1]);
+    id = decodeURIComponent(encodedId);
   } catch {
     return { ok: false, notFound: false, errors: [{ field: 'id', message: 'is not valid percent-encoding' }] };
   }
-  return parseTarget(id, match[2], match[3] ? 'thumbnail' : 'file');
+  return parseTarget(id, index, thumbnail ? 'thumbnail' : 'file');
 }

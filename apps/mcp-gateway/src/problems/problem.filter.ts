@@ -60,7 +60,10 @@ export function sendProblem(
   res.type('application/problem+json').send(JSON.stringify(renderProblem(spec, context)));
 }
 
-const isMcpPath = (req: Request) => req.originalUrl.split('?')[0].replace(/\/+$/, '') === '/mcp';
+const isMcpPath = (req: Request) => {
+  const [path = ''] = req.originalUrl.split('?');
+  return path.replace(/\/+$/, '') === '/mcp';
+};
 
 function detailOf(exception: HttpException): string {
   const response = exception.getResponse();

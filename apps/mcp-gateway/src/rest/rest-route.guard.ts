@@ -12,7 +12,8 @@ export class RestRouteGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request & { route?: unknown; restRoute?: RouteMatch }>();
-    const path = req.originalUrl.split('?')[0].slice(REST_PREFIX.length);
+    const [target = ''] = req.originalUrl.split('?');
+    const path = target.slice(REST_PREFIX.length);
     const match = this.routes.match(path);
     if (!match) {
       throw new ProblemException({

@@ -86,6 +86,10 @@ function matchRoute(route: Route, segments: string[]): { match: RouteMatch; scor
 }
 
 function compareScores(a: number[], b: number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+  for (const [i, score] of a.entries()) {
+    const other = b[i];
+    if (other === undefined) break;
+    if (score !== other) return score - other;
+  }
   return a.length - b.length;
 }

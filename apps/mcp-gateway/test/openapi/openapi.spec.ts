@@ -41,18 +41,18 @@ describe('OpenAPI document and docs page', () => {
 
   it('describes the 20 GET twins and the two media routes with their parameters, costs and problem responses', () => {
     expect(Object.keys(document.paths).sort()).toEqual([...TOOLS.map((t) => t.http.path), '/creo/{id}/media/{n}', '/creo/{id}/media/{n}/thumbnail'].sort());
-    const file = document.paths['/creo/{id}/media/{n}'].get as { operationId: string; responses: Record<string, unknown>; 'x-token-cost': string };
+    const file = document.paths['/creo/{id}/media/{n}']?.get as { operationId: string; responses: Record<string, unknown>; 'x-token-cost': string };
     expect(file.operationId).toBe('media_file');
     expect(file['x-token-cost']).toMatch(/^10 tokens per call/);
     expect(Object.keys(file.responses)).toEqual(expect.arrayContaining(['200', '206', '304', '402', '404', '416']));
-    expect(document.paths['/creo/{id}/media/{n}/thumbnail'].get['responses']).not.toHaveProperty('402');
-    const ads = document.paths['/ads'].get as { operationId: string; parameters: { name: string; in: string; explode?: boolean }[]; responses: Record<string, unknown> };
+    expect(document.paths['/creo/{id}/media/{n}/thumbnail']?.get['responses']).not.toHaveProperty('402');
+    const ads = document.paths['/ads']?.get as { operationId: string; parameters: { name: string; in: string; explode?: boolean }[]; responses: Record<string, unknown> };
     expect(ads.operationId).toBe('search_ads');
     expect(ads.parameters.find((p) => p.name === 'platforms')).toMatchObject({ in: 'query', explode: true });
     expect(Object.keys(ads.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '402', '403', '429', '503', '504']));
-    const trends = document.paths['/analytics/trends/{dimension}'].get as { parameters: { name: string; in: string; required: boolean }[] };
+    const trends = document.paths['/analytics/trends/{dimension}']?.get as { parameters: { name: string; in: string; required: boolean }[] };
     expect(trends.parameters.find((p) => p.name === 'dimension')).toMatchObject({ in: 'path', required: true });
-    expect(document.paths['/usage'].get['responses']).not.toHaveProperty('402');
+    expect(document.paths['/usage']?.get['responses']).not.toHaveProperty('402');
   });
 
   it('declares oauth2 client credentials and authorization code flows with scope mcp:read', () => {

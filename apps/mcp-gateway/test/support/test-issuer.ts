@@ -63,7 +63,8 @@ export class TestIssuer {
   }
 
   async token(options: TokenOptions = {}): Promise<string> {
-    const current = this.keys[this.keys.length - 1];
+    const current = this.keys.at(-1);
+    if (!current) throw new Error('the test issuer has no signing key');
     const key = options.forged ? await makeKey(current.kid) : current;
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ scope: options.scope ?? 'mcp:read', client_id: options.sub ?? 'agent-1' })

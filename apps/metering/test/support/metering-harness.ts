@@ -86,6 +86,13 @@ export function meteringForSuite(config: AppConfig, clock: Clock, started: (inst
   });
 }
 
+/** The i-th started replica; a suite asking for one it did not start is a mistake in the suite. */
+export function replicaAt(instances: readonly Metering[], i: number): Metering {
+  const instance = instances[i];
+  if (!instance) throw new Error(`replica ${i} asked for, but only ${instances.length} started`);
+  return instance;
+}
+
 /** Deletes every key of one test prefix. */
 export async function dropPrefix(prefix: string): Promise<void> {
   const redis = new Redis(TEST_REDIS_URL);

@@ -83,7 +83,7 @@ export function parseDemoMediaUrl(url: string): DemoCreativeSpec | null {
 /** A call to action that fits the category, chosen by the creative. */
 export function demoCallToAction(category: string, creativeId: string): string {
   const options = CTAS[category] ?? OTHER_CTAS;
-  return options[digest(creativeId)[0] % options.length] as string;
+  return options[digest(creativeId).readUInt8(0) % options.length] as string;
 }
 
 function digest(text: string): Buffer {

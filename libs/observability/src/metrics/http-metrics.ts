@@ -12,7 +12,8 @@ type RoutedRequest = IncomingMessage & { route?: { path?: unknown }; baseUrl?: s
 export function routeLabel(req: RoutedRequest, status: number): string {
   if (typeof req.route?.path === 'string') return `${req.baseUrl ?? ''}${req.route.path}`;
   if (status === 404) return 'unmatched';
-  const segment = (req.url ?? '/').split('?')[0].split('/')[1];
+  const [path = ''] = (req.url ?? '/').split('?', 1);
+  const segment = path.split('/')[1];
   return segment ? `/${segment}/*` : '/';
 }
 

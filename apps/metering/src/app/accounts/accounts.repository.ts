@@ -90,13 +90,13 @@ export class AccountsRepository {
   /** The owner's agents with their names, oldest attachment first. */
   async attachedAgents(ownerId: string): Promise<AttachedAgentRecord[]> {
     const attached = await this.redis.hgetall(this.keys.ownerAgents(ownerId));
-    const ids = Object.keys(attached);
-    if (ids.length === 0) return [];
+    const entries = Object.entries(attached);
+    if (entries.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hget(this.keys.agent(id), 'client_name');
+    for (const [id] of entries) pipeline.hget(this.keys.agent(id), 'client_name');
     const names = (await pipeline.exec()) ?? [];
-    return ids
-      .map((agentId, i) => ({ agentId, clientName: (names[i]?.[1] as string | null) ?? null, attachedAt: attached[agentId] }))
+    return entries
+      .map(([agentId, attachedAt], i) => ({ agentId, clientName: (names[i]?.[1] as string | null) ?? null, attachedAt }))
       .sort((a, b) => a.attachedAt.localeCompare(b.attachedAt) || a.agentId.localeCompare(b.agentId));
   }
 }

@@ -28,8 +28,9 @@ export class PlanCatalog {
 
   /** A plan an account is stored on; one that was removed from PLANS is an operator error, not the caller's. */
   get(planId: string): Plan {
-    if (!this.has(planId)) throw this.notConfigured(planId);
-    return this.config.PLANS[planId];
+    const plan = this.has(planId) ? this.config.PLANS[planId] : undefined;
+    if (!plan) throw this.notConfigured(planId);
+    return plan;
   }
 
   notConfigured(planId: string): ServiceError {

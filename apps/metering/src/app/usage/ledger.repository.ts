@@ -52,6 +52,9 @@ export class LedgerRepository {
 
 function pairs(flat: string[]): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const [field, value] = [flat[i], flat[i + 1]];
+    if (field !== undefined && value !== undefined) fields[field] = value;
+  }
   return fields;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceError } from '@adintel/contracts';
-import { FakeClock, meteringForSuite, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, replicaAt, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
 
 const PRO = 40_000;
 
@@ -8,7 +8,7 @@ describe('owners, agents and their pools against a real Redis', () => {
   const config = testConfig();
   const clock = new FakeClock();
   let metering: Metering;
-  meteringForSuite(config, clock, ([first]) => (metering = first));
+  meteringForSuite(config, clock, (instances) => (metering = replicaAt(instances, 0)));
 
   const spend = async (caller: string, amount: number, charged = amount) => {
     const requestId = `spend-${randomUUID()}`;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from '@adintel/redis';
 import { MeteringKeys } from '../../../src/app/redis/keys';
-import { FakeClock, meteringForSuite, testConfig, TEST_REDIS_URL, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, replicaAt, testConfig, TEST_REDIS_URL, type Metering } from '../../support/metering-harness';
 
 /**
  * An agent's trial (its record and its pool) expires TRIAL_TTL_SECONDS after its last use or token, unless attached,
@@ -14,7 +14,7 @@ describe("an agent's trial expires when unused, and never while attached (real R
   const keys = new MeteringKeys(config.REDIS_KEY_PREFIX);
   const clock = new FakeClock();
   let metering: Metering;
-  meteringForSuite(config, clock, ([first]) => (metering = first));
+  meteringForSuite(config, clock, (instances) => (metering = replicaAt(instances, 0)));
   let redis: Redis;
   beforeAll(() => {
     redis = new Redis(TEST_REDIS_URL);
@@ -134,7 +134,7 @@ describe('an unused trial is gone after the trial TTL (real Redis, a 2 s TTL)', 
   const keys = new MeteringKeys(config.REDIS_KEY_PREFIX);
   const clock = new FakeClock();
   let metering: Metering;
-  meteringForSuite(config, clock, ([first]) => (metering = first));
+  meteringForSuite(config, clock, (instances) => (metering = replicaAt(instances, 0)));
 
   it('deletes the record and the pool of an agent nobody used for that long, and keeps the one that was used', async () => {
     const idle = `idle-${randomUUID()}`;

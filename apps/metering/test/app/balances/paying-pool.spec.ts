@@ -3,7 +3,7 @@ import type { ServiceError } from '@adintel/contracts';
 import { Redis } from '@adintel/redis';
 import { monitorRedis, startPrivateRedis, type PrivateRedis } from '@adintel/testing';
 import { MeteringKeys } from '../../../src/app/redis/keys';
-import { FakeClock, meteringForSuite, rejectionOf, startMetering, testConfig, TEST_REDIS_URL, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, replicaAt, rejectionOf, startMetering, testConfig, TEST_REDIS_URL, type Metering } from '../../support/metering-harness';
 
 const PLANS = JSON.stringify({
   trial: { allowance: 500, period: 'lifetime' },
@@ -20,7 +20,7 @@ describe('the pool that pays, picked inside the reserve and usage scripts', () =
   const clock = new FakeClock(new Date('2026-08-10T12:00:00.000Z'));
   let a: Metering;
   let b: Metering;
-  meteringForSuite(config, clock, ([first, second]) => ([a, b] = [first, second]), 2);
+  meteringForSuite(config, clock, (instances) => ([a, b] = [replicaAt(instances, 0), replicaAt(instances, 1)]), 2);
 
   const reserve = (m: Metering, caller: string, amount: number, requestId = `r-${randomUUID()}`) =>
     m.reservations.reserve({ request_id: requestId, caller_id: caller, tool: 'search_ads', amount });

@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ServiceError } from '@adintel/contracts';
 import { MEDIA_FILE, worstCaseCost } from '@adintel/tool-catalogue';
-import { FakeClock, meteringForSuite, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, replicaAt, rejectionOf, startMetering, testConfig, type Metering } from '../../support/metering-harness';
 
 const TRIAL = 500;
 const TTL_MS = 120_000;
@@ -18,7 +18,7 @@ describe('reservations against a real Redis', () => {
     clock,
     (instances) => {
       replicas = instances;
-      metering = instances[0];
+      metering = replicaAt(instances, 0);
     },
     3,
   );
@@ -40,7 +40,7 @@ describe('reservations against a real Redis', () => {
       })();
 
       const cycle = async (i: number) => {
-        const replica = replicas[i % replicas.length];
+        const replica = replicaAt(replicas, i % replicas.length);
         const limit = randomInt(1, 101);
         const requestId = `${agent}-call-${i}`;
         try {
@@ -101,16 +101,16 @@ describe('reservations against a real Redis', () => {
     const agent = `twice-${randomUUID()}`;
     const request = { request_id: `req-${randomUUID()}`, caller_id: agent, tool: 'search_ads', amount: 50 };
     const [first, second] = await Promise.all([
-      replicas[0].reservations.reserve(request),
-      replicas[1].reservations.reserve(request),
+      replicaAt(replicas, 0).reservations.reserve(request),
+      replicaAt(replicas, 1).reservations.reserve(request),
     ]);
     expect(second).toEqual(first);
     expect(await metering.reservations.reserve(request)).toEqual(first);
     expect(await metering.usage.usage(agent)).toMatchObject({ used: 0, reserved: 50, remaining: TRIAL - 50 });
 
     const [settled, again] = await Promise.all([
-      replicas[1].reservations.settle(request.request_id, agent, 20),
-      replicas[2].reservations.settle(request.request_id, agent, 20),
+      replicaAt(replicas, 1).reservations.settle(request.request_id, agent, 20),
+      replicaAt(replicas, 2).reservations.settle(request.request_id, agent, 20),
     ]);
     expect(again).toEqual(settled);
     expect(settled).toEqual({ request_id: request.request_id, charged: 20, refunded: 30, remaining: TRIAL - 20 });

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageEvent } from '@adintel/contracts';
 import type { ServiceError } from '@adintel/contracts';
-import { FakeClock, meteringForSuite, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
+import { FakeClock, meteringForSuite, replicaAt, rejectionOf, testConfig, type Metering } from '../../support/metering-harness';
 
 describe('the usage ledger against a real Redis', () => {
   const config = testConfig();
   const clock = new FakeClock(new Date('2026-07-01T00:00:00.000Z'));
   let metering: Metering;
-  meteringForSuite(config, clock, ([first]) => (metering = first));
+  meteringForSuite(config, clock, (instances) => (metering = replicaAt(instances, 0)));
 
   async function readAll(caller: string, limit: number): Promise<UsageEvent[]> {
     const events: UsageEvent[] = [];
@@ -71,7 +71,8 @@ describe('the usage ledger against a real Redis', () => {
 });
 
 function compareStreamIds(a: string, b: string): number {
-  const [am, as] = a.split('-').map(BigInt);
-  const [bm, bs] = b.split('-').map(BigInt);
+  // a stream id is always `<ms>-<seq>`
+  const [am = 0n, as = 0n] = a.split('-').map(BigInt);
+  const [bm = 0n, bs = 0n] = b.split('-').map(BigInt);
   return am === bm ? Number(as - bs) : am < bm ? -1 : 1;
 }

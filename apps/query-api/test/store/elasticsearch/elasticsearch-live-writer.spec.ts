@@ -105,7 +105,8 @@ function cluster(options: {
 }
 
 const isAdBulk = (call: BulkCall) => call.actions.every((a) => (a['index'] ?? a['delete'])?._index.startsWith('adi-ads-'));
-const targets = (call: BulkCall) => call.actions.map((a) => Object.entries(a).map(([type, meta]) => `${type} ${meta?._index}/${meta?._id}`)[0]);
+// each bulk action is one `{ <type>: <meta> }` pair
+const targets = (call: BulkCall) => call.actions.flatMap((a) => Object.entries(a).slice(0, 1).map(([type, meta]) => `${type} ${meta?._index}/${meta?._id}`));
 
 afterEach(() => mock.clearAll());
 
