@@ -1,6 +1,7 @@
 // Flat ESLint config for the whole workspace (projects do not need their own).
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 export default tseslint.config(
   ...nx.configs['flat/base'],
@@ -59,6 +60,20 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
     },
+  },
+  {
+    // No import cycles inside a project: a cycle makes load order decide what a module sees (an import that is
+    // still undefined at start-up) and means two files are one concern split in two. Relative imports are followed;
+    // `@adintel/*` libs are not resolved here on purpose: cycles between projects are Nx's
+    // enforce-module-boundaries' job. Type-only imports are not followed (the rule skips them: they vanish at build).
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })],
+    },
+    rules: { 'import-x/no-cycle': 'error' },
   },
   {
     // Test-only code stays out of production: libs/testing (tag type:testing) starts processes and private
