@@ -12,6 +12,9 @@ export const mediaConfigShape = {
       'allowed types only, size and time bounds); off: such entries keep their URL without a stored file',
   ),
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000).describe('time bound of one media fetch, connection to last byte'),
+  MEDIA_FETCH_ALLOW_LOOPBACK: flag(false).describe(
+    'TESTS ONLY: media fetches may also reach loopback addresses (a test’s local HTTP server); refused with NODE_ENV=production',
+  ),
 };
 
 /** The Elasticsearch engine's variables; its client settings are parsed by the same rules (es-client.ts). */
@@ -111,5 +114,9 @@ export const appConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['ES_URL'], message: 'is required when STORE_ENGINE=elasticsearch' });
     }
     checkMediaStoreConfig(config, ctx);
+    // The fetch guard's one opening is for tests on this machine: a production process must never fetch its own loopback.
+    if (config.MEDIA_FETCH_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_FETCH_ALLOW_LOOPBACK'], message: 'is for tests only and is refused with NODE_ENV=production' });
+    }
   });
 export type AppConfig = z.infer<typeof appConfigSchema>;
