@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { QueryMessages, ServiceError } from '@adintel/contracts';
+import { MeteringMessages, QueryMessages, ServiceError } from '@adintel/contracts';
 import { fakeMetering, fakeQuery, TRIAL_TOKENS } from '../support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../support/gateway-harness';
 import { MediaDir } from '../support/media-dir';
@@ -22,13 +22,18 @@ describe('media routes: bytes from the media store, every read rate-limited, the
   const big = randomBytes(12 * 1024 * 1024);
   const small = randomBytes(5_000);
   const thumbnail = randomBytes(700);
-  const keys = { big: media.put(big, 'mp4'), small: media.put(small, 'png'), thumbnail: media.put(thumbnail, 'webp') };
+  /** 9.5 MiB: under resources/read's 10 MB bound; four of them fit its 40 MB of held bytes, five do not. */
+  const large = randomBytes(9.5 * 1024 * 1024);
+  const keys = { big: media.put(big, 'mp4'), small: media.put(small, 'png'), thumbnail: media.put(thumbnail, 'webp'), large: media.put(large, 'png') };
   const BURST = 8;
+  // Files of megabytes through real HTTP on a shared machine: more than jest's default 5 s.
+  jest.setTimeout(60_000);
 
   beforeAll(async () => {
     query.on(QueryMessages.locateMedia, ({ creative_id, variant }) => {
       if (creative_id === 'cr-none') throw ServiceError.notFound('creative', 'cr-none');
       if (variant === 'thumbnail') return { key: keys.thumbnail };
+      if (creative_id === 'cr-large') return { key: keys.large };
       return { key: creative_id === 'cr-big' ? keys.big : creative_id === 'cr-gone' ? MediaDir.MISSING : keys.small };
     });
     issuer = await TestIssuer.start(TEST_BASE_URL);
@@ -141,6 +146,46 @@ describe('media routes: bytes from the media store, every read rate-limited, the
       expect(metering.balanceOf('media-mcp')).toBe(TRIAL_TOKENS - 10); // the refused read cost nothing
     } finally {
       await client.close();
+    }
+  });
+
+  it('holds at most 40 MB of files for resources/read answers at once: the fifth large read is busy, charged nothing', async () => {
+    const clients = await Promise.all(
+      [1, 2, 3, 4, 5].map(async (n) => {
+        const token = await agent(`media-held-${n}`);
+        const client = new Client({ name: `media-held-${n}`, version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+        return client;
+      }),
+    );
+    // The reads take their bytes before they are charged: hold every charge until four are waiting on it.
+    let release = () => undefined as void;
+    const opened = new Promise<void>((done) => (release = done));
+    const waiting = () => metering.service.received.filter((m) => m.pattern === MeteringMessages.reserve.pattern && String(m.data['caller_id']).startsWith('media-held')).length;
+    metering.service.gate(MeteringMessages.reserve, () => opened);
+    try {
+      const reads = clients.map((client) => client.readResource({ uri: `${TEST_BASE_URL}/api/v1/creo/cr-large/media/0` }).then(
+        (result) => ({ ok: true as const, result }),
+        (error: Error & { data?: { status?: number } }) => ({ ok: false as const, error }),
+      ));
+      const outcomes: { ok: boolean; error?: Error & { data?: { status?: number } } }[] = [];
+      const refused = Promise.race(reads.map((read) => read.then((outcome) => (outcome.ok ? new Promise<never>(() => undefined) : outcome))));
+      outcomes.push(await refused);
+      release();
+      const all = await Promise.all(reads);
+      expect(all.filter((o) => o.ok)).toHaveLength(4);
+      expect(outcomes[0]?.error?.message).toMatch(/too many large media reads/);
+      expect(outcomes[0]?.error?.data?.status).toBe(429);
+      expect(waiting()).toBe(4);
+      for (const [i, outcome] of all.entries()) {
+        if (outcome.ok) {
+          const [content] = outcome.result.contents;
+          expect(content && 'blob' in content ? Buffer.from(content.blob, 'base64').equals(large) : false).toBe(true);
+        } else expect(metering.balanceOf(`media-held-${i + 1}`)).toBe(TRIAL_TOKENS);
+      }
+    } finally {
+      metering.service.gate(MeteringMessages.reserve, undefined);
+      await Promise.all(clients.map((client) => client.close()));
     }
   });
 });
