@@ -61,7 +61,8 @@ export async function startBundleStack({ ads = 2_000, extraEnv = {} } = {}) {
     const common = { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_BASE_URL: edgeUrl, REDIS_URL: redis.url, TRANSPORT_URL: redis.url, MCP_VIEWS_DIR: BUNDLE_VIEWS_DIR };
     const env = {
       'auth-server': { AUTH_JWKS_FILE: jwksFile, AUTH_COOKIE_KEYS: randomBytes(32).toString('base64url'), DATA_DIR: join(work, 'auth') },
-      'mcp-gateway': { AUTH_JWKS_URL: `${urls['auth-server']}/oauth2/jwks` },
+      // The gateway serves media files from query-api's media folder, as the cluster mounts it read only.
+      'mcp-gateway': { AUTH_JWKS_URL: `${urls['auth-server']}/oauth2/jwks`, MEDIA_DIR: join(work, 'query', 'media') },
       'query-api': { STORE_ENGINE: 'sqlite', QUERY_WORKERS: '1', DATA_DIR: join(work, 'query'), CURSOR_SECRET: randomBytes(32).toString('hex') },
       metering: {},
     };

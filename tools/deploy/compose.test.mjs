@@ -91,3 +91,14 @@ test('Redis: one ACL user per app with the rules of docker/redis-users.json, the
   }
   assert.deepEqual(users.producer, ['on', ...table.producer], "the producer's ACL rules");
 });
+
+test('the gateway serves media from query-api’s media folder, read only (never over Redis)', () => {
+  const gateway = compose.services['mcp-gateway'];
+  const queryApi = compose.services['query-api'];
+  const queryVolume = queryApi.volumes.find((v) => v.endsWith(`:${queryApi.environment.DATA_DIR}`));
+  assert.ok(queryVolume, 'query-api keeps DATA_DIR on a volume');
+  const [name] = queryVolume.split(':');
+  assert.ok(gateway.volumes.includes(`${name}:${queryApi.environment.DATA_DIR}:ro`), 'the same volume, read only');
+  assert.equal(gateway.environment.MEDIA_DIR, `${queryApi.environment.DATA_DIR}/media`, 'MEDIA_DIR is query-api’s DATA_DIR/media');
+  assert.equal(gateway.environment.MEDIA_ENGINE, queryApi.environment.MEDIA_ENGINE, 'the same engine');
+});

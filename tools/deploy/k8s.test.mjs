@@ -209,3 +209,25 @@ test('both overlays: picture workers of their own, on the media query-api uses, 
   const hpa = byKind(production, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === 'picture-worker');
   assert.ok(hpa && hpa.spec.maxReplicas > hpa.spec.minReplicas, 'production: an HPA of its own');
 });
+
+test('both overlays: the gateway serves media from the media store itself, read only (never over Redis)', { skip }, () => {
+  const gatewayOf = (overlay) => named(rendered[overlay], 'Deployment', 'mcp-gateway').spec.template.spec;
+  const configOf = (overlay) => byKind(rendered[overlay], 'ConfigMap').find((c) => c.metadata.name.startsWith('adintel-config')).data;
+  // local: query-api's claim, only its media folder, read only, where MEDIA_DIR points
+  const local = gatewayOf('local');
+  const container = local.containers[0];
+  const mount = container.volumeMounts.find((m) => m.mountPath === envOf(container).MEDIA_DIR);
+  assert.ok(mount, 'local: MEDIA_DIR is a mounted folder');
+  assert.deepEqual([mount.subPath, mount.readOnly], ['media', true], 'local: the media folder only, read only');
+  const volume = local.volumes.find((v) => v.name === mount.name);
+  const queryApi = named(rendered.local, 'Deployment', 'query-api').spec.template.spec;
+  const queryMount = queryApi.containers[0].volumeMounts.find((m) => m.name === 'data');
+  assert.equal(volume.persistentVolumeClaim.claimName, queryApi.volumes.find((v) => v.name === 'data').persistentVolumeClaim.claimName, 'local: query-api’s claim');
+  assert.equal(`${envOf(queryApi.containers[0]).DATA_DIR}/media`, `${queryMount.mountPath}/media`, 'local: query-api writes DATA_DIR/media on that claim');
+  assert.notEqual(configOf('local').MEDIA_ENGINE, 's3', 'local: the filesystem engine');
+  // production: the bucket of the ConfigMap, with read credentials of the gateway's own
+  assert.equal(configOf('production').MEDIA_ENGINE, 's3', 'production: S3');
+  const env = envOf(gatewayOf('production').containers[0]);
+  assert.equal(env.AWS_ACCESS_KEY_ID?.secretKeyRef?.name, 'adintel-media-read', 'production: a read-only key of its own');
+  assert.equal(env.AWS_SECRET_ACCESS_KEY?.secretKeyRef?.name, 'adintel-media-read', 'production: a read-only key of its own');
+});

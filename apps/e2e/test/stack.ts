@@ -169,6 +169,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => authServer.stop());
     const gatewayEnv = envOf('mcp-gateway', {
       AUTH_JWKS_URL: `${authServer.url}/oauth2/jwks`,
+      // The gateway serves media files from query-api's media folder (read only).
+      MEDIA_DIR: join(queryDir, 'media'),
       RATE_LIMIT_PER_MINUTE: String(options.rateLimit?.perMinute ?? 6000),
       RATE_LIMIT_BURST: String(options.rateLimit?.burst ?? 1000),
     });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { baseConfigShape, flag, port } from '@adintel/config';
 import { BUILT_VIEWS_DIR } from '@adintel/mcp-views';
+import { checkMediaStoreConfig, mediaStoreConfigShape } from '@adintel/media-store';
 
 const originList = z
   .string()
@@ -87,7 +88,14 @@ export const appConfigSchema = z.object({
     .min(1)
     .default(BUILT_VIEWS_DIR)
     .describe('folder of the built MCP Apps views (`nx build mcp-views`), relative to the working directory; read once at start-up'),
-});
+  // The media store the gateway serves files from (read only): the same engine and variables as query-api's.
+  ...mediaStoreConfigShape,
+  MEDIA_DIR: z
+    .string()
+    .min(1)
+    .default('data/query/media')
+    .describe('the media folder of MEDIA_ENGINE=filesystem: query-api’s DATA_DIR/media (the same volume); read only'),
+}).superRefine(checkMediaStoreConfig);
 
 /** Fills the defaults that derive from other variables. */
 export function resolveConfig(raw: z.infer<typeof appConfigSchema>) {

@@ -1,31 +1,20 @@
 import { z } from 'zod';
 import { baseConfigShape, flag, port } from '@adintel/config';
+import { checkMediaStoreConfig, mediaStoreConfigShape } from '@adintel/media-store';
 
 const STORE_ENGINES = ['sqlite', 'elasticsearch'] as const;
-const MEDIA_ENGINES = ['filesystem', 's3'] as const;
 
 /** Where creative media files live (src/media/media-store-factory.ts). S3 credentials come from the AWS SDK's own chain. */
 export const mediaConfigShape = {
-  MEDIA_ENGINE: z.enum(MEDIA_ENGINES).default('filesystem').describe('where media files live: DATA_DIR/media or S3-compatible storage'),
-  MEDIA_S3_BUCKET: z.string().min(3).max(63).optional().describe('bucket of the media files (MEDIA_ENGINE=s3)'),
-  MEDIA_S3_PREFIX: z
-    .string()
-    .regex(/^([a-z0-9][a-z0-9_-]*\/)*$/, 'must be empty or lower-case folders ending with /')
-    .default('media/')
-    .describe('key prefix of every media object'),
-  MEDIA_S3_REGION: z.string().min(1).default('us-east-1').describe('region of the bucket'),
-  MEDIA_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional().describe('an S3-compatible endpoint (MinIO, R2, Ceph); default AWS'),
-  MEDIA_S3_FORCE_PATH_STYLE: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true')
-    .describe('path-style bucket URLs, which most S3-compatible servers need'),
-  MEDIA_S3_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000).describe('per-request timeout'),
+  ...mediaStoreConfigShape,
   MEDIA_FETCH: flag(false).describe(
     'fetch the http(s) media URLs of ingested and live lines into the media store (public addresses only, no redirects, ' +
       'allowed types only, size and time bounds); off: such entries keep their URL without a stored file',
   ),
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000).describe('time bound of one media fetch, connection to last byte'),
+  MEDIA_FETCH_ALLOW_LOOPBACK: flag(false).describe(
+    'TESTS ONLY: media fetches may also reach loopback addresses (a test’s local HTTP server); refused with NODE_ENV=production',
+  ),
 };
 
 /** The Elasticsearch engine's variables; its client settings are parsed by the same rules (es-client.ts). */
@@ -124,8 +113,10 @@ export const appConfigSchema = z
     if (config.STORE_ENGINE === 'elasticsearch' && !config.ES_URL) {
       ctx.addIssue({ code: 'custom', path: ['ES_URL'], message: 'is required when STORE_ENGINE=elasticsearch' });
     }
-    if (config.MEDIA_ENGINE === 's3' && !config.MEDIA_S3_BUCKET) {
-      ctx.addIssue({ code: 'custom', path: ['MEDIA_S3_BUCKET'], message: 'is required when MEDIA_ENGINE=s3' });
+    checkMediaStoreConfig(config, ctx);
+    // The fetch guard's one opening is for tests on this machine: a production process must never fetch its own loopback.
+    if (config.MEDIA_FETCH_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
+      ctx.addIssue({ code: 'custom', path: ['MEDIA_FETCH_ALLOW_LOOPBACK'], message: 'is for tests only and is refused with NODE_ENV=production' });
     }
   });
 export type AppConfig = z.infer<typeof appConfigSchema>;

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryMessages, type Creative, type MessageDefinition, type RequestOf, type ResponseOf, ServiceError } from '@adintel/contracts';
+import { FilesystemMediaReader } from '@adintel/media-store';
 import { startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
 
@@ -176,21 +177,17 @@ describe('query-api as a process, over the transport', () => {
     if (!pictured) throw new Error('no creative with a stored picture');
     const entry = pictured.media[0] as Creative['media'][number];
     expect(entry.url).toBe(`http://localhost:3000/api/v1/creo/${pictured.id}/media/0`);
-    const file = await send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'file' });
-    const bytes = Buffer.from(file.body_base64, 'base64');
-    expect(file).toMatchObject({ mime: 'image/webp', size: entry.bytes, range: null });
-    expect(bytes.length).toBe(entry.bytes);
-    expect(file.etag).toBe(`${createHash('sha256').update(bytes).digest('hex')}.webp`);
-    const thumbnail = await send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'thumbnail' });
-    expect(thumbnail.size).toBeLessThan(file.size);
-    const part = await send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'file', range: { start: 10, end: 19 } });
-    expect(Buffer.from(part.body_base64, 'base64').equals(bytes.subarray(10, 20))).toBe(true);
-    expect(part.range).toEqual({ start: 10, end: 19 });
-
-    const past = await failure(send(QueryMessages.getMedia, { creative_id: pictured.id, index: 0, variant: 'file', range: { start: file.size, end: file.size + 5 } }));
-    expect(past.payload).toMatchObject({ code: 'invalid_argument', errors: [expect.objectContaining({ field: 'range' })] });
-    expect((await failure(send(QueryMessages.getMedia, { creative_id: pictured.id, index: 49, variant: 'file' }))).code).toBe('not_found');
-    expect((await failure(send(QueryMessages.getMedia, { creative_id: 'cr_nope', index: 0, variant: 'file' }))).code).toBe('not_found');
+    // query-api names the file; its bytes are in the media store (DATA_DIR/media), where the gateway reads them.
+    const file = await send(QueryMessages.locateMedia, { creative_id: pictured.id, index: 0, variant: 'file' });
+    expect(file.key).toMatch(/^[0-9a-f]{64}\.webp$/);
+    const reader = new FilesystemMediaReader(join(dataDir, 'media'));
+    expect(await reader.stat(file.key)).toEqual({ key: file.key, mime: 'image/webp', bytes: entry.bytes });
+    const bytes = readFileSync(join(dataDir, 'media', file.key.slice(0, 2), file.key));
+    expect(file.key).toBe(`${createHash('sha256').update(bytes).digest('hex')}.webp`);
+    const thumbnail = await send(QueryMessages.locateMedia, { creative_id: pictured.id, index: 0, variant: 'thumbnail' });
+    expect((await reader.stat(thumbnail.key))?.bytes).toBeLessThan(bytes.length);
+    expect((await failure(send(QueryMessages.locateMedia, { creative_id: pictured.id, index: 49, variant: 'file' }))).code).toBe('not_found');
+    expect((await failure(send(QueryMessages.locateMedia, { creative_id: 'cr_nope', index: 0, variant: 'file' }))).code).toBe('not_found');
     const similar = await send(QueryMessages.searchCreatives, { similar_to: pictured.id, limit: 5 });
     expect(similar.data.every((row) => row.match?.[0] === 'near_duplicate' && row.id !== pictured?.id)).toBe(true);
   });

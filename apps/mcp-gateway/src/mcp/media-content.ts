@@ -7,8 +7,6 @@ import {
   type Advertiser,
   type Creative,
   type Media,
-  type MediaFile,
-  type MediaFileArgs,
 } from '@adintel/contracts';
 import { APP_CONFIG } from '@adintel/config';
 import { ADVERTISER_CANDIDATES, THUMBNAILS_META, VIEW_THUMBNAIL_LIMITS, type ViewThumbnail } from '@adintel/mcp-views';
@@ -16,6 +14,7 @@ import type { ToolDefinition } from '@adintel/tool-catalogue';
 import { InjectServiceClient, ServiceClient } from '@adintel/transport';
 import type { ImageContent, ResourceLink } from '@modelcontextprotocol/server';
 import type { AppConfig } from '../config';
+import { MediaFiles, type MediaHead, type MediaTarget } from '../media/media-files';
 import { mediaUrl } from '../media/media-target';
 
 /**
@@ -60,6 +59,7 @@ export class MediaContent {
 
   constructor(
     @InjectServiceClient('query') private readonly query: ServiceClient,
+    private readonly files: MediaFiles,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -78,7 +78,8 @@ export class MediaContent {
 
   /**
    * The first stored entries' thumbnails as image blocks (within RECORD_IMAGE_LIMITS), then a link per stored file.
-   * The record does not say a file's MIME type, so a one-byte read of each file (no charge: not the public route) tells it.
+   * The record does not say a file's MIME type: its key in the media store (asked of query-api, no charge: not the
+   * public route) names it. Thumbnails are read from the media store, within RECORD_IMAGE_LIMITS by their stat.
    */
   private async recordMedia(media: readonly Media[], requestId: string): Promise<MediaAttachments> {
     const stored = media.flatMap((entry): StoredEntry[] => {
@@ -86,11 +87,12 @@ export class MediaContent {
       return match ? [{ entry, creativeId: decodeURIComponent(match[1] as string), index: Number(match[2]) }] : [];
     });
     if (stored.length === 0) return NO_MEDIA;
-    const [thumbnails, heads] = await Promise.all([
-      Promise.all(stored.slice(0, RECORD_IMAGE_LIMITS.count).map((s) => this.fetch({ creative_id: s.creativeId, index: s.index, variant: 'thumbnail' }, requestId))),
-      Promise.all(stored.map((s) => this.fetch({ creative_id: s.creativeId, index: s.index, variant: 'file', range: { start: 0, end: 0 } }, requestId))),
+    const [thumbnailHeads, heads] = await Promise.all([
+      Promise.all(stored.slice(0, RECORD_IMAGE_LIMITS.count).map((s) => this.head({ creativeId: s.creativeId, index: s.index, variant: 'thumbnail' }, requestId))),
+      Promise.all(stored.map((s) => this.head({ creativeId: s.creativeId, index: s.index, variant: 'file' }, requestId))),
     ]);
-    const images: ImageContent[] = withinBytes(thumbnails, RECORD_IMAGE_LIMITS.bytes).map((file) => ({ type: 'image', data: file.body_base64, mimeType: file.mime }));
+    const thumbnails = await Promise.all(withinBytes(thumbnailHeads, RECORD_IMAGE_LIMITS.bytes).map((head) => this.read(head, requestId)));
+    const images: ImageContent[] = thumbnails.flatMap((file) => (file ? [{ type: 'image' as const, data: file.bytes.toString('base64'), mimeType: file.head.mime }] : []));
     const links = stored.map(({ entry, creativeId, index }, i): ResourceLink => {
       const mimeType = heads[i]?.mime;
       return {
@@ -133,21 +135,35 @@ export class MediaContent {
     return { content: [], meta: { [THUMBNAILS_META]: thumbnails } };
   }
 
-  /** One read from query-api; undefined when it fails. */
-  private async fetch(args: MediaFileArgs, requestId: string): Promise<MediaFile | undefined> {
+  /** Which file, its type and size (query-api names it, the media store sizes it); undefined when that fails. */
+  private async head(target: MediaTarget, requestId: string): Promise<MediaHead | undefined> {
     try {
-      return await this.query.send(QueryMessages.getMedia, args);
+      return await this.files.head(target);
     } catch (error) {
-      const code = error instanceof ServiceError ? error.code : 'internal';
-      this.logger.warn({ msg: 'media not fetched; the result goes without it', request_id: requestId, creative_id: args.creative_id, index: args.index, variant: args.variant, code, error: (error as Error).message });
+      this.warn({ creative_id: target.creativeId, index: target.index, variant: target.variant }, requestId, error);
       return undefined;
     }
   }
+
+  /** A thumbnail's bytes from the media store; undefined when the read fails. */
+  private async read(head: MediaHead, requestId: string): Promise<{ head: MediaHead; bytes: Buffer } | undefined> {
+    try {
+      return { head, bytes: await this.files.readWhole(head) };
+    } catch (error) {
+      this.warn({ key: head.key }, requestId, error);
+      return undefined;
+    }
+  }
+
+  private warn(what: object, requestId: string, error: unknown) {
+    const code = error instanceof ServiceError ? error.code : 'internal';
+    this.logger.warn({ msg: 'media not read; the result goes without it', request_id: requestId, ...what, code, error: (error as Error).message });
+  }
 }
 
-/** The fetched files, in order, while their bytes stay within the bound (a failed fetch is skipped). */
-function withinBytes(files: readonly (MediaFile | undefined)[], limit: number): MediaFile[] {
-  const kept: MediaFile[] = [];
+/** The files, in order, while their sizes stay within the bound (one whose head failed is skipped). */
+function withinBytes(files: readonly (MediaHead | undefined)[], limit: number): MediaHead[] {
+  const kept: MediaHead[] = [];
   let bytes = 0;
   for (const file of files) {
     if (!file || bytes + file.size > limit) continue;

@@ -22,6 +22,11 @@ export class MediaPassRepository {
     return previous === PAID ? 'paid' : 'busy';
   }
 
+  /** Whether the caller paid for the file today (not a claim still paying). */
+  async isPaid(key: string): Promise<boolean> {
+    return (await this.redis.get(this.storageKey(key))) === PAID;
+  }
+
   async markPaid(key: string, ttlSeconds: number): Promise<void> {
     await this.redis.set(this.storageKey(key), PAID, 'EX', ttlSeconds);
   }

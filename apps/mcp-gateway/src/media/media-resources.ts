@@ -8,6 +8,7 @@ import type { AppConfig } from '../config';
 import { checkIdempotencyKey, MCP_IDEMPOTENCY_META } from '../idempotency/idempotency-key';
 import { receiptFields } from '../invocation/receipt';
 import { invalidArguments, problemFromServiceError, renderProblem, type ProblemSpec } from '../problems/problem';
+import { collectWhole } from './media-files';
 import { MediaService } from './media.service';
 import { MEDIA_FILE_PATH, MEDIA_THUMBNAIL_PATH, targetOfUrl } from './media-target';
 
@@ -16,6 +17,14 @@ import { MEDIA_FILE_PATH, MEDIA_THUMBNAIL_PATH, targetOfUrl } from './media-targ
  * to 10 MB); a larger video is refused before it is charged and is downloaded from its URL instead, with Range.
  */
 export const MCP_MEDIA_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The most file bytes all resources/read answers of this process hold at once. A JSON-RPC answer is one message: the
+ * SDK serialises the whole result (the base64 string, 4/3 of the file, then the JSON text), so an answer cannot be
+ * streamed or sent in parts; what can be bounded is how many are held. 4 files of the largest size at once, beyond
+ * which a read is answered busy (429 in `data`, `retry_after_seconds` 1) before anything is charged.
+ */
+export const MCP_MEDIA_HELD_BYTES = 4 * MCP_MEDIA_MAX_BYTES;
 
 /** The 2026-07-28 cache fields of an answer that depends on the caller (CacheHint of the SDK). */
 const PER_CALLER: Required<CacheHint> = { ttlMs: 0, cacheScope: 'private' };
@@ -40,6 +49,7 @@ const MEDIA_READ_FAILED = -32000;
 @Injectable()
 export class MediaResources {
   readonly templates: ResourceTemplateType[];
+  private heldBytes = 0;
 
   constructor(
     private readonly media: MediaService,
@@ -83,8 +93,8 @@ export class MediaResources {
         caller,
         requestId,
         idempotencyKey: idempotency.key,
-        range: { kind: 'whole' },
         maxBytes: MCP_MEDIA_MAX_BYTES,
+        holdBytes: (size) => this.hold(size),
       });
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
@@ -93,14 +103,31 @@ export class MediaResources {
       throw this.failure(code, problemFromServiceError(error), requestId);
     }
     if (answer.kind !== 'body') throw new Error(`a whole-file read answered ${answer.kind}`);
-    const parts: Buffer[] = [];
-    for await (const part of answer.body) parts.push(part);
+    let blob: string;
+    try {
+      blob = (await collectWhole(answer.body, answer.head.size)).toString('base64');
+    } finally {
+      // The budget covers the file until it is base64; the SDK's own serialisation of the answer follows at once.
+      answer.release();
+    }
     const result: ReadResourceResult = {
-      contents: [{ uri, mimeType: answer.head.mime, blob: Buffer.concat(parts).toString('base64') }],
+      contents: [{ uri, mimeType: answer.head.mime, blob }],
       _meta: { ...receiptFields(answer.receipt), request_id: requestId },
     };
     // Per caller and charged: never shared, never reused without asking (the server's per-method hint is the views').
     return modern ? { ...result, ...PER_CALLER } : result;
+  }
+
+  /** Takes `size` bytes of MCP_MEDIA_HELD_BYTES, or null when they are not free; the function gives them back once. */
+  private hold(size: number): (() => void) | null {
+    if (this.heldBytes > 0 && this.heldBytes + size > MCP_MEDIA_HELD_BYTES) return null;
+    this.heldBytes += size;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.heldBytes -= size;
+    };
   }
 
   private failure(code: number, spec: ProblemSpec, requestId: string): ProtocolError {
@@ -108,3 +135,4 @@ export class MediaResources {
     return new ProtocolError(code, problem.detail, problem);
   }
 }
+

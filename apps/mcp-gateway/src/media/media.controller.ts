@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
 import { All, Controller, Get, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG } from '@adintel/config';
@@ -12,7 +12,7 @@ import { checkIdempotencyKey, IDEMPOTENCY_HEADER } from '../idempotency/idempote
 import { nothingCharged, receiptHeaders, type Receipt } from '../invocation/receipt';
 import { invalidArguments, problemFromServiceError, ProblemException, type ProblemSpec } from '../problems/problem';
 import { sendProblem } from '../problems/problem.filter';
-import { parseRange, quoteEtag } from './media-range';
+import { quoteEtag } from './media-range';
 import { MediaService, type MediaAnswer, type MediaHead, type MediaTarget } from './media.service';
 import { expressRoute, MEDIA_FILE_PATH, parseTarget } from './media-target';
 
@@ -69,7 +69,7 @@ export class MediaController {
         caller,
         requestId,
         idempotencyKey: idempotency.key,
-        range: parseRange(req.headers.range),
+        range: req.headers.range,
         ifNoneMatch: req.headers['if-none-match'],
         headOnly: req.method === 'HEAD',
       });
@@ -84,11 +84,11 @@ export class MediaController {
         code: 'range_not_satisfiable',
         detail: `Range ${answer.reason}`,
         errors: [{ field: 'Range', message: answer.reason }],
-        headers: answer.size === undefined ? {} : { 'Content-Range': `bytes */${answer.size}` },
+        headers: { 'Content-Range': `bytes */${answer.size}` },
       });
     }
     setReceipt(res, answer.receipt);
-    setFileHeaders(res, answer.head);
+    setFileHeaders(res, answer.head, answer.kind !== 'head' || answer.etag);
     if (answer.kind === 'not_modified') {
       res.status(304).end();
       return;
@@ -101,13 +101,12 @@ export class MediaController {
     res.status(answer.range ? 206 : 200).setHeader('Content-Length', String(answer.length));
     if (answer.range) res.setHeader('Content-Range', `bytes ${answer.range.start}-${answer.range.end}/${answer.head.size}`);
     try {
-      for await (const part of answer.body) {
-        if (!res.write(part)) await once(res, 'drain');
-      }
-      res.end();
+      await pipeline(answer.body, res);
     } catch (error) {
       // The status is sent: all that is left is to cut the answer short, so the caller sees it incomplete.
       res.destroy(error as Error);
+    } finally {
+      answer.release();
     }
   }
 }
@@ -117,14 +116,15 @@ function setReceipt(res: Response, receipt: Receipt) {
 }
 
 /**
- * The type only from the allowlist (MediaService checked it), never sniffed; the content key as a strong ETag.
+ * The type only from the allowlist (MediaFiles checked it), never sniffed; the content key as a strong ETag (on a
+ * HEAD only to a caller who paid for the file today, or of a thumbnail).
  * `private, no-cache`: a browser may keep the bytes but asks again with If-None-Match (a 304 is free), because
  * every answer depends on the caller's token; no shared cache may keep it.
  */
-function setFileHeaders(res: Response, head: MediaHead) {
+function setFileHeaders(res: Response, head: MediaHead, etag: boolean) {
   res.setHeader('Content-Type', head.mime);
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('ETag', quoteEtag(head.etag));
+  if (etag) res.setHeader('ETag', quoteEtag(head.key));
   res.setHeader('Cache-Control', 'private, no-cache');
   res.setHeader('Accept-Ranges', 'bytes');
 }

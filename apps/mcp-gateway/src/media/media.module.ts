@@ -5,19 +5,23 @@ import type { AppConfig } from '../config';
 import { AuthModule } from '../auth/auth.module';
 import { InvocationModule } from '../invocation/invocation.module';
 import { GATEWAY_REDIS, GatewayRedisModule } from '../redis/gateway-redis.module';
-import { MediaFilesClient } from './media-files.client';
+import { createMediaReader } from '@adintel/media-store';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { MEDIA_READER, MediaFiles } from './media-files';
 import { MediaPassRepository } from './media-pass.repository';
 import { MediaResources } from './media-resources';
 import { MediaController } from './media.controller';
 import { MediaService } from './media.service';
 
-/** The media routes (REST) and the media resources (MCP resources/read), over one MediaService. */
+/** The media routes (REST) and the media resources (MCP resources/read), over one MediaService; the media store's reader. */
 @Module({
-  imports: [AuthModule, InvocationModule, GatewayRedisModule],
+  imports: [AuthModule, InvocationModule, GatewayRedisModule, RateLimitModule],
   controllers: [MediaController],
   providers: [
     MediaService,
-    MediaFilesClient,
+    MediaFiles,
+    // The media store, read only: the engine and variables query-api writes with (MEDIA_ENGINE, MEDIA_DIR, MEDIA_S3_*).
+    { provide: MEDIA_READER, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createMediaReader(config, config.MEDIA_DIR) },
     MediaResources,
     {
       provide: MediaPassRepository,
@@ -25,6 +29,6 @@ import { MediaService } from './media.service';
       useFactory: (redis: Redis, config: AppConfig) => new MediaPassRepository(redis, config.GATEWAY_KEY_PREFIX),
     },
   ],
-  exports: [MediaResources],
+  exports: [MediaResources, MediaFiles],
 })
 export class MediaModule {}

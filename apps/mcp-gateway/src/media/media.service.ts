@@ -1,60 +1,57 @@
 import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '@adintel/config';
-import { MEDIA_MIME_TYPES, ServiceError, type MediaFile } from '@adintel/contracts';
+import { ServiceError } from '@adintel/contracts';
 import { actualCost, MEDIA_FILE, worstCaseCost } from '@adintel/tool-catalogue';
 import type { Caller } from '../auth/caller';
 import type { AppConfig } from '../config';
 import { nothingCharged, type Receipt } from '../invocation/receipt';
 import { ToolInvoker } from '../invocation/tool-invoker.service';
-import { MediaFilesClient } from './media-files.client';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { MediaFiles, type MediaHead, type MediaTarget } from './media-files';
 import { MediaPassRepository } from './media-pass.repository';
-import { etagListed, resolveRange, type ByteRange, type RangeRequest } from './media-range';
+import { etagListed, rangeOf, type ByteRange } from './media-range';
 
-/** A creative's media entry `index`: its file, or its thumbnail (free: it rides with the record). */
-export interface MediaTarget {
-  readonly creativeId: string;
-  readonly index: number;
-  readonly variant: 'file' | 'thumbnail';
-}
+export type { MediaHead, MediaTarget };
 
 export interface MediaRequest {
   readonly target: MediaTarget;
   readonly caller: Caller;
   readonly requestId: string;
   readonly idempotencyKey?: string;
-  readonly range: RangeRequest;
+  /** The Range header as sent (undefined: the whole file). */
+  readonly range?: string | string[];
   readonly ifNoneMatch?: string;
   /** HEAD: the headers only, free. */
   readonly headOnly?: boolean;
   /** The most bytes the caller can take (MCP resources/read); a larger file is refused before it is charged. */
   readonly maxBytes?: number;
-}
-
-/** What the file is, whatever part of it travels. */
-export interface MediaHead {
-  readonly mime: (typeof MEDIA_MIME_TYPES)[number];
-  /** The whole file's size. */
-  readonly size: number;
-  /** The content key: the file's strong validator. */
-  readonly etag: string;
+  /**
+   * For a caller that must hold the whole file in memory (MCP resources/read): takes `size` bytes of a bounded budget
+   * and returns how to give them back, or null when the budget is spent (a 429 before anything is charged).
+   */
+  readonly holdBytes?: (size: number) => (() => void) | null;
 }
 
 export type MediaAnswer =
   | { readonly kind: 'not_modified'; readonly head: MediaHead; readonly receipt: Receipt }
-  | { readonly kind: 'head'; readonly head: MediaHead; readonly receipt: Receipt }
+  /** HEAD. `etag`: whether the caller may learn the ETag (a thumbnail, or a file it paid for today). */
+  | { readonly kind: 'head'; readonly head: MediaHead; readonly etag: boolean; readonly receipt: Receipt }
   /** A caller asked a range none of the file holds, or a Range header we cannot read: 416. */
-  | { readonly kind: 'unsatisfiable'; readonly size?: number; readonly reason: string }
+  | { readonly kind: 'unsatisfiable'; readonly size: number; readonly reason: string }
   | {
       readonly kind: 'body';
       readonly head: MediaHead;
       /** The bytes sent, or null: the whole file (a 200). */
       readonly range: ByteRange | null;
       readonly length: number;
-      /** The bytes, in parts of at most MEDIA_CHUNK_BYTES (query-api's bound per answer), read as they are sent. */
-      readonly body: AsyncIterable<Buffer>;
+      /** The bytes, streamed from the media store as they are sent. */
+      readonly body: Readable;
       readonly receipt: Receipt;
+      /** Gives back what `holdBytes` took, once the body is consumed. */
+      readonly release: () => void;
     };
 
 /** What an Idempotency-Key keeps of a paid file read: not the bytes (a replay reads them again, free). */
@@ -70,82 +67,64 @@ const PASS_POLL_MS = 100;
  * Serves a creative's media (docs/media.md, "Serving files"). A thumbnail is free. A full file costs `media_file`
  * (10 tokens) through ToolInvoker's reserve/settle path, at most once per caller, file and UTC day: a video player
  * asks many ranges of one file, and each after the first that day is free (the day pass, in the gateway's Redis).
- * HEAD, a 304 and a 416 are free.
+ * HEAD, a 304 and a 416 are free, and every read, free or not, is inside the caller's rate limit. The bytes come from
+ * the media store (MediaFiles), never over the transport.
  */
 @Injectable()
 export class MediaService {
   private readonly logger = new Logger('Media');
 
   constructor(
-    private readonly files: MediaFilesClient,
+    private readonly files: MediaFiles,
     private readonly passes: MediaPassRepository,
     private readonly invoker: ToolInvoker,
+    private readonly limiter: RateLimiterService,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'TRANSPORT_TIMEOUT_MS' | 'SETTLE_ATTEMPTS'>,
   ) {}
 
   async serve(request: MediaRequest): Promise<MediaAnswer> {
-    const { range } = request;
-    if (range.kind === 'invalid') return { kind: 'unsatisfiable', reason: range.reason };
+    const { target, caller } = request;
+    // Every read, paid or free (a thumbnail, a re-read under the day pass, HEAD, a 304, a 416), takes one call of the
+    // caller's free bucket; a paid first read takes one of the paid bucket too (through ToolInvoker).
+    await this.limiter.consume(caller.sub, 'free_data');
+    const head = await this.files.head(target);
+    // A 304 answers a caller who already holds the ETag (from a paid read, or the bytes themselves): it tells nothing
+    // new; `*` names no ETag, so it gets no 304 of a file (the 304 would carry the ETag). A HEAD would tell anyone the
+    // ETag, the SHA-256 of the file: it says it only to a caller who paid for the file today (or of a free thumbnail),
+    // so an unpaid caller cannot confirm a guessed file or learn which creatives share one.
+    const named = request.ifNoneMatch !== undefined && (target.variant === 'thumbnail' || request.ifNoneMatch.trim() !== '*');
+    if (named && etagListed(request.ifNoneMatch, head.key)) return { kind: 'not_modified', head, receipt: nothingCharged() };
+    const pass = passKey(caller, target);
+    if (request.headOnly) return { kind: 'head', head, etag: target.variant === 'thumbnail' || (await this.paidToday(pass)), receipt: nothingCharged() };
 
-    // The file's type, size and key before any charge: one byte read, free. Needed to answer HEAD and a 304, to
-    // place a suffix range, and to refuse a file larger than the caller can take.
-    const needsHead = request.headOnly || request.ifNoneMatch !== undefined || range.kind === 'suffix' || request.maxBytes !== undefined;
-    const known = needsHead ? await this.head(request.target) : undefined;
-    if (known && etagListed(request.ifNoneMatch, known.etag)) return { kind: 'not_modified', head: known, receipt: nothingCharged() };
-    if (known && request.headOnly) return { kind: 'head', head: known, receipt: nothingCharged() };
-    if (known && request.maxBytes !== undefined && known.size > request.maxBytes) {
+    const range = rangeOf(request.range, head.size);
+    if (range.kind === 'unsatisfiable') return { kind: 'unsatisfiable', size: head.size, reason: range.reason };
+    if (request.maxBytes !== undefined && head.size > request.maxBytes) {
       throw ServiceError.invalidArgument([
-        { field: 'uri', message: `the file is ${known.size} bytes, over the ${request.maxBytes}-byte bound of this read: download it from its URL (Range supported)` },
+        { field: 'uri', message: `the file is ${head.size} bytes, over the ${request.maxBytes}-byte bound of this read: download it from its URL (Range supported)` },
       ]);
     }
 
-    // The first part read (the paid step); a range is resolved against the size once known.
-    let wanted: ByteRange | undefined;
-    if (range.kind !== 'whole') {
-      if (known) {
-        const resolved = resolveRange(range, known.size);
-        if (!resolved) return { kind: 'unsatisfiable', size: known.size, reason: 'the range starts past the end of the file' };
-        wanted = resolved;
-      } else if (range.kind === 'from') {
-        wanted = { start: range.start, end: range.end ?? Number.MAX_SAFE_INTEGER };
-      }
-    }
-    const readFirst = () => this.read(request.target, wanted);
-
-    let first: MediaFile;
-    let receipt: Receipt;
+    const release = request.holdBytes ? request.holdBytes(head.size) : () => undefined;
+    if (!release) throw ServiceError.of('rate_limited', 'too many large media reads in flight on this server: retry in a moment', { retry_after_seconds: 1 });
     try {
-      ({ first, receipt } = request.target.variant === 'thumbnail' ? { first: await readFirst(), receipt: nothingCharged() } : await this.paidRead(request, readFirst));
+      const wanted = range.kind === 'range' ? { start: range.start, end: range.end } : undefined;
+      const open = () => this.files.open(head, wanted);
+      const { body, receipt } = target.variant === 'thumbnail' ? { body: await open(), receipt: nothingCharged() } : await this.paidRead(request, pass, head, open);
+      return { kind: 'body', head, range: wanted ?? null, length: wanted ? wanted.end - wanted.start + 1 : head.size, body, receipt, release };
     } catch (error) {
-      if (error instanceof ServiceError && error.code === 'invalid_argument' && error.payload.errors?.some((e) => e.field === 'range')) {
-        return { kind: 'unsatisfiable', size: (await this.head(request.target)).size, reason: 'the range starts past the end of the file' };
-      }
+      release();
       throw error;
     }
-
-    const head = headOf(first);
-    const sent = first.range ?? { start: 0, end: first.size - 1 };
-    const last = wanted ? Math.min(wanted.end, head.size - 1) : head.size - 1;
-    return {
-      kind: 'body',
-      head,
-      range: range.kind === 'whole' ? null : { start: sent.start, end: last },
-      length: last - sent.start + 1,
-      body: this.parts(request.target, first, last),
-      receipt,
-    };
   }
 
-  /** The first part, then the rest of the asked bytes part by part (free: the file is paid for). */
-  private async *parts(target: MediaTarget, first: MediaFile, last: number): AsyncGenerator<Buffer> {
-    yield Buffer.from(first.body_base64, 'base64');
-    let next = (first.range?.end ?? first.size - 1) + 1;
-    while (next <= last) {
-      const part = await this.read(target, { start: next, end: last });
-      // The same file throughout: a file replaced between parts would splice two files into one answer.
-      if (part.etag !== first.etag || !part.range) throw new Error(`media ${target.creativeId}/${target.index} changed while it was being sent`);
-      yield Buffer.from(part.body_base64, 'base64');
-      next = part.range.end + 1;
+  private async paidToday(pass: string): Promise<boolean> {
+    try {
+      return await this.passes.isPaid(pass);
+    } catch (error) {
+      // Unknown: the ETag stays unsaid.
+      this.logger.warn(`could not read the media pass ${pass}: ${(error as Error).message}`);
+      return false;
     }
   }
 
@@ -154,23 +133,21 @@ export class MediaService {
    * read, settle; released if the read fails; an Idempotency-Key replay is free). A request of the same caller
    * already paying for this file is waited for rather than paid twice.
    */
-  private async paidRead(request: MediaRequest, readFirst: () => Promise<MediaFile>): Promise<{ first: MediaFile; receipt: Receipt }> {
+  private async paidRead(request: MediaRequest, pass: string, head: MediaHead, open: () => Promise<Readable>): Promise<{ body: Readable; receipt: Receipt }> {
     const { target, caller } = request;
-    const day = new Date().toISOString().slice(0, 10);
-    const pass = [day, encodeURIComponent(caller.sub), encodeURIComponent(target.creativeId), target.index].join(':');
     const token = `claim:${request.requestId}:${randomBytes(6).toString('base64url')}`;
     const deadline = Date.now() + PASS_WAIT_MS;
     for (;;) {
       const claim = await this.passes.claim(pass, token, this.claimSeconds());
       if (claim === 'claimed') break;
-      if (claim === 'paid') return { first: await readFirst(), receipt: nothingCharged() };
+      if (claim === 'paid') return { body: await open(), receipt: nothingCharged() };
       if (Date.now() >= deadline) {
         throw ServiceError.of('conflict', 'another request of yours is paying for this file: retry in a moment', { retry_after_seconds: 1 });
       }
       await sleep(PASS_POLL_MS);
     }
 
-    let first: MediaFile | undefined;
+    let body: Readable | undefined;
     try {
       const outcome = await this.invoker.invokePriced<FileGrant>({
         priced: MEDIA_FILE,
@@ -181,8 +158,8 @@ export class MediaService {
         requestId: request.requestId,
         idempotencyKey: request.idempotencyKey,
         run: async () => {
-          first = await readFirst();
-          return { etag: first.etag };
+          body = await open();
+          return { etag: head.key };
         },
         cost: (grant) => actualCost(MEDIA_FILE, grant),
       });
@@ -190,8 +167,9 @@ export class MediaService {
       const paid = !outcome.replay && (outcome.receipt.status === 'pending' || outcome.receipt.charged > 0);
       if (paid) await this.keepPass(pass);
       else await this.passes.dropClaim(pass, token);
-      return { first: first ?? (await readFirst()), receipt: outcome.receipt };
+      return { body: body ?? (await open()), receipt: outcome.receipt };
     } catch (error) {
+      body?.destroy();
       await this.passes.dropClaim(pass, token).catch((e: Error) => this.logger.warn(`could not drop the media pass claim ${pass}: ${e.message}`));
       throw error;
     }
@@ -212,18 +190,10 @@ export class MediaService {
   private claimSeconds(): number {
     return Math.ceil((this.config.TRANSPORT_TIMEOUT_MS * (2 + this.config.SETTLE_ATTEMPTS)) / 1000) + 5;
   }
-
-  private async head(target: MediaTarget): Promise<MediaHead> {
-    return headOf(await this.read(target, { start: 0, end: 0 }));
-  }
-
-  private read(target: MediaTarget, range?: ByteRange): Promise<MediaFile> {
-    return this.files.read({ creative_id: target.creativeId, index: target.index, variant: target.variant, ...(range ? { range } : {}) });
-  }
 }
 
-/** The type comes only from the allowlist (never SVG): anything else from upstream is a fault, not a file to serve. */
-function headOf(file: MediaFile): MediaHead {
-  if (!(MEDIA_MIME_TYPES as readonly string[]).includes(file.mime)) throw new Error(`query-api answered a media type outside the allowlist: ${file.mime}`);
-  return { mime: file.mime, size: file.size, etag: file.etag };
+/** The day pass of a caller for a file: one key per caller, file and UTC day. */
+function passKey(caller: Caller, target: MediaTarget): string {
+  const day = new Date().toISOString().slice(0, 10);
+  return [day, encodeURIComponent(caller.sub), encodeURIComponent(target.creativeId), target.index].join(':');
 }

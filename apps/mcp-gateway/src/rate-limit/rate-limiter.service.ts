@@ -35,7 +35,7 @@ export class RateLimiterService {
     const limit = admission === 'paid' ? this.limits.paid : this.limits.freeData;
     const take = await this.guarded(() => this.buckets.take(account, limit.burst, limit.perMinute, admission === 'paid' ? '' : 'free:'));
     if (!take.allowed) {
-      const what = admission === 'paid' ? 'paid calls' : 'calls of the free data tools (count_ads, the name searches)';
+      const what = admission === 'paid' ? 'paid calls' : 'free calls (the free data tools count_ads and the name searches, and media reads)';
       const seconds = retrySeconds(take.retryAfterMs);
       throw ServiceError.of('rate_limited', `at most ${limit.perMinute} ${what} per minute (bursts of ${limit.burst}); retry in ${seconds} s`, {
         retry_after_seconds: seconds,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { QueryMessages, ServiceError } from '@adintel/contracts';
 import { McpServerFactory } from '../../src/mcp/mcp-server.factory';
+import { MediaDir } from '../support/media-dir';
 import { TestIssuer } from '../support/test-issuer';
 import { fakeMetering, fakeQuery, sampleAd } from '../support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../support/gateway-harness';
@@ -47,6 +48,7 @@ describe('the MCP SDK the comparison runs against', () => {
 
 describe('the gateway answers a plain tools/call itself, exactly as the SDK would (both revisions)', () => {
   let issuer: TestIssuer;
+  const media = new MediaDir();
   let fast: Gateway;
   let sdk: Gateway;
   const meterings = { fast: fakeMetering(), sdk: fakeMetering() };
@@ -80,19 +82,20 @@ describe('the gateway answers a plain tools/call itself, exactly as the SDK woul
         if (args['id'] !== 'ad-1') throw ServiceError.notFound('ad', String(args['id']));
         return adDetail;
       })
-      .on(QueryMessages.getMedia, () => ({ mime: 'image/png', size: 70, etag: 'png-1', range: null, body_base64: png }));
+      .on(QueryMessages.locateMedia, () => ({ key: media.put(Buffer.from(png, 'base64'), 'png') }));
   };
 
   beforeAll(async () => {
     issuer = await TestIssuer.start(TEST_BASE_URL);
-    fast = await startGateway({ jwksUrl: issuer.jwksUrl, query: query(), metering: meterings.fast.service, env: { MCP_FAST_PATH: 'true' } });
-    sdk = await startGateway({ jwksUrl: issuer.jwksUrl, query: query(), metering: meterings.sdk.service, env: { MCP_FAST_PATH: 'false' } });
+    fast = await startGateway({ jwksUrl: issuer.jwksUrl, query: query(), metering: meterings.fast.service, env: { MCP_FAST_PATH: 'true', MEDIA_DIR: media.path } });
+    sdk = await startGateway({ jwksUrl: issuer.jwksUrl, query: query(), metering: meterings.sdk.service, env: { MCP_FAST_PATH: 'false', MEDIA_DIR: media.path } });
   });
   afterAll(async () => {
     serversBuilt.mockRestore();
     await fast.close();
     await sdk.close();
     await issuer.close();
+    media.close();
   });
 
   function post(gateway: Gateway, body: unknown, headers: Record<string, string>): Promise<Answer> {

@@ -9,12 +9,14 @@ import { ADVERTISER_CANDIDATES, THUMBNAILS_META, VIEW_THUMBNAIL_LIMITS } from '@
 import { RECORD_IMAGE_LIMITS } from '../../src/mcp/media-content';
 import { fakeMetering, fakeQuery, sampleAd } from '../support/fake-backends';
 import { startGateway, TEST_BASE_URL, type Gateway } from '../support/gateway-harness';
+import { MediaDir } from '../support/media-dir';
 import { TestIssuer } from '../support/test-issuer';
 
 /**
- * How pictures ride with tool results when query-api's reads of them fail or succeed. query-api is the harness's
- * stand-in here (its real media reads are exercised end to end in apps/e2e/test/mcp-client-lines.e2e.spec.ts); this
- * suite makes single reads fail, which the real service does not do on demand.
+ * How pictures ride with tool results when their reads fail or succeed. query-api is the harness's stand-in here,
+ * naming files of a real media folder the gateway reads (its real media reads are exercised end to end in
+ * apps/e2e/test/mcp-client-lines.e2e.spec.ts); this suite makes single files go missing, which the real service does
+ * not do on demand.
  */
 const stored = (creativeId: string, index: number): Media => ({
   type: 'image',
@@ -56,6 +58,7 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
   const failing = new Set<string>();
   /** Every media read the gateway asked query-api for (`creative/index/variant`). */
   const reads: string[] = [];
+  const media = new MediaDir();
 
   beforeAll(async () => {
     picture = (await sharp({ create: { width: 64, height: 64, channels: 3, background: '#2f6fde' } }).webp().toBuffer()).toString('base64');
@@ -96,16 +99,16 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
         first_seen_date: '2026-01-01',
         last_seen_date: '2026-01-04',
       }))
-      .on(QueryMessages.getMedia, ({ creative_id, index, variant, range }) => {
+      .on(QueryMessages.locateMedia, ({ creative_id, index, variant }) => {
         reads.push(`${creative_id}/${index}/${variant}`);
-        if (failing.has(`${creative_id}/${index}/${variant}`)) throw ServiceError.of('unavailable', 'the media file is missing from the media store');
-        const file = creative_id === 'cr-big' ? noise : Buffer.from(picture, 'base64');
-        const body = range ? file.subarray(0, 1) : file;
-        const size = file.length;
-        return { mime: 'image/webp', size, etag: `${creative_id}-${index}-${variant}`, range: range ? { start: 0, end: 0 } : null, body_base64: body.toString('base64') };
+        // query-api names the file; a failing one is missing from the media store the gateway reads.
+        if (failing.has(`${creative_id}/${index}/${variant}`)) return { key: MediaDir.MISSING };
+        return { key: creative_id === 'cr-big' ? noiseKey : pictureKey };
       });
+    const pictureKey = media.put(Buffer.from(picture, 'base64'), 'webp');
+    const noiseKey = media.put(noise, 'webp');
     issuer = await TestIssuer.start(TEST_BASE_URL);
-    gateway = await startGateway({ jwksUrl: issuer.jwksUrl, query, metering: metering.service });
+    gateway = await startGateway({ jwksUrl: issuer.jwksUrl, query, metering: metering.service, env: { MEDIA_DIR: media.path } });
     const token = await issuer.token({ sub: 'media-agent' });
     client = new Client({ name: 'media-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
@@ -114,6 +117,7 @@ describe('pictures in MCP tool results (media-content.ts)', () => {
     await client?.close();
     await gateway?.close();
     await issuer?.close();
+    media.close();
   });
   beforeEach(() => {
     failing.clear();

@@ -1,27 +1,29 @@
-import { etagListed, parseRange, resolveRange } from '../../src/media/media-range';
+import { etagListed, rangeOf } from '../../src/media/media-range';
 import { mediaUrl, targetOfUrl } from '../../src/media/media-target';
 
-describe('the Range header of a media request', () => {
+describe('the Range header of a media request (range-parser, against the stored size)', () => {
   it('reads one range of each form, and several as the whole file', () => {
-    expect(parseRange(undefined)).toEqual({ kind: 'whole' });
-    expect(parseRange('bytes=0-99')).toEqual({ kind: 'from', start: 0, end: 99 });
-    expect(parseRange('Bytes = 5-')).toEqual({ kind: 'from', start: 5 });
-    expect(parseRange('bytes=-500')).toEqual({ kind: 'suffix', length: 500 });
-    expect(parseRange('bytes=0-1, 4-5')).toEqual({ kind: 'whole' });
+    expect(rangeOf(undefined, 100)).toEqual({ kind: 'whole' });
+    expect(rangeOf('bytes=0-99', 100)).toEqual({ kind: 'range', start: 0, end: 99 });
+    expect(rangeOf('Bytes = 5-', 100)).toEqual({ kind: 'range', start: 5, end: 99 });
+    expect(rangeOf('bytes=-50', 100)).toEqual({ kind: 'range', start: 50, end: 99 });
+    expect(rangeOf('bytes=0-1, 4-5', 100)).toEqual({ kind: 'whole' });
+    // Ranges that touch merge into one (range-parser's combine).
+    expect(rangeOf('bytes=0-1,2-3', 100)).toEqual({ kind: 'range', start: 0, end: 3 });
   });
 
-  it('refuses what it cannot read, naming why', () => {
+  it('refuses what it cannot read, naming why (a 416)', () => {
     for (const header of ['bytes=', 'bytes=-', 'items=0-1', 'bytes=5-1', 'bytes=abc', 'bytes=1-2,x', 'bytes=9999999999999999-', '0-1']) {
-      expect([header, parseRange(header).kind]).toEqual([header, 'invalid']);
+      expect([header, rangeOf(header, 100).kind]).toEqual([header, 'unsatisfiable']);
     }
   });
 
   it('resolves a range against the size; past the end, or an empty suffix, is nothing (416)', () => {
-    expect(resolveRange({ kind: 'from', start: 10, end: 1_000 }, 100)).toEqual({ start: 10, end: 99 });
-    expect(resolveRange({ kind: 'from', start: 100 }, 100)).toBeNull();
-    expect(resolveRange({ kind: 'suffix', length: 500 }, 100)).toEqual({ start: 0, end: 99 });
-    expect(resolveRange({ kind: 'suffix', length: 0 }, 100)).toBeNull();
-    expect(resolveRange({ kind: 'whole' }, 100)).toEqual({ start: 0, end: 99 });
+    expect(rangeOf('bytes=10-1000', 100)).toEqual({ kind: 'range', start: 10, end: 99 });
+    expect(rangeOf('bytes=100-', 100)).toMatchObject({ kind: 'unsatisfiable' });
+    expect(rangeOf('bytes=-500', 100)).toEqual({ kind: 'range', start: 0, end: 99 });
+    expect(rangeOf('bytes=-0', 100)).toMatchObject({ kind: 'unsatisfiable' });
+    expect(rangeOf('bytes=0-', 0)).toMatchObject({ kind: 'unsatisfiable' });
   });
 
   it('matches If-None-Match by weak comparison, in a list or as *', () => {

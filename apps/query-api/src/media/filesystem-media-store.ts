@@ -1,21 +1,17 @@
-import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { FilesystemMediaReader } from '@adintel/media-store';
 import { mediaKeyOf } from './media-key';
 import { clampRange, MEDIA_KEY, MEDIA_TYPES, mimeOfKey, RECORD_NAME, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
 
 /**
- * Files under `<root>/<first two hex digits>/<key>`: content keys never change, so a file once written is never
- * rewritten; a write goes to a temporary name first and is renamed, so a reader never sees half a file.
+ * Files under `<root>/<first two hex digits>/<key>` (the layout and the reads, `stat` and `open`, are the shared
+ * reader's, which the gateway serves from): content keys never change, so a file once written is never rewritten; a
+ * write goes to a temporary name first and is renamed, so a reader never sees half a file.
  */
-export class FilesystemMediaStore implements MediaStore {
-  readonly engine = 'filesystem' as const;
-
-  constructor(private readonly root: string) {}
-
-  private pathOf(key: string): string {
-    return join(this.root, key.slice(0, 2), key);
-  }
+export class FilesystemMediaStore extends FilesystemMediaReader implements MediaStore {
+  override readonly engine = 'filesystem' as const;
 
   async put(bytes: Buffer, mime: MediaMime): Promise<StoredFile> {
     const key = mediaKeyOf(bytes, mime);
@@ -45,18 +41,6 @@ export class FilesystemMediaStore implements MediaStore {
     }
     await rename(temporary, this.pathOf(key));
     return { key, mime, bytes };
-  }
-
-  async stat(key: string): Promise<StoredFile | null> {
-    const mime = mimeOfKey(key);
-    if (!mime) return null;
-    try {
-      const info = await stat(this.pathOf(key));
-      return { key, mime, bytes: info.size };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
   }
 
   async get(key: string, range?: ByteRange): Promise<MediaRead | null> {
@@ -106,7 +90,4 @@ export class FilesystemMediaStore implements MediaStore {
     await mkdir(this.root, { recursive: true });
   }
 
-  async close(): Promise<void> {
-    // Nothing held open between calls.
-  }
 }

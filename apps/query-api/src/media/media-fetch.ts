@@ -10,7 +10,8 @@ export const FETCHED_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'im
 export const FETCHED_VIDEO_TYPES = ['video/mp4'] as const;
 
 /** The fetcher of http(s) media URLs when MEDIA_FETCH is on, else null (such entries keep their URL, without a file). */
-export function createMediaFetcher(config: Pick<AppConfig, 'MEDIA_FETCH' | 'MEDIA_FETCH_TIMEOUT_MS'>): PublicFetcher | null {
+export function createMediaFetcher(config: Pick<AppConfig, 'MEDIA_FETCH' | 'MEDIA_FETCH_TIMEOUT_MS' | 'MEDIA_FETCH_ALLOW_LOOPBACK'>): PublicFetcher | null {
   if (!config.MEDIA_FETCH) return null;
-  return new PublicFetcher({ timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS, maxBytes: Math.max(MAX_IMAGE_BYTES, MAX_VIDEO_BYTES) });
+  // MEDIA_FETCH_ALLOW_LOOPBACK: tests only (the config refuses it in production).
+  return new PublicFetcher({ timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS, maxBytes: Math.max(MAX_IMAGE_BYTES, MAX_VIDEO_BYTES), allowLoopback: config.MEDIA_FETCH_ALLOW_LOOPBACK });
 }

@@ -30,7 +30,9 @@ export async function probeImage(bytes: Buffer): Promise<(ProbedImage & { pixels
   let meta: sharp.Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  } catch {
+  } catch (error) {
+    // A header that announces more pixels than the bound (a decompression bomb) is refused by libvips before decoding.
+    if (/pixel limit/i.test((error as Error).message)) return { refused: `image larger than ${MAX_INPUT_PIXELS} pixels (${MAX_IMAGE_SIDE}x${MAX_IMAGE_SIDE})` };
     return { refused: 'not a decodable image' };
   }
   const mime = meta.format ? IMAGE_FORMATS[meta.format] : undefined;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { s3SettingsOf } from '@adintel/media-store';
 import type { AppConfig } from '../config';
 import { FilesystemMediaStore } from './filesystem-media-store';
 import type { MediaStore } from './media-store.port';
@@ -16,17 +17,10 @@ export type MediaConfig = Pick<
   | 'MEDIA_S3_TIMEOUT_MS'
 >;
 
-/** The one place that picks the media engine. */
+/** The one place that picks the media engine (the gateway's reader is picked from the same variables: `createMediaReader`). */
 export function createMediaStore(config: MediaConfig): MediaStore {
   if (config.MEDIA_ENGINE === 's3') {
-    return new S3MediaStore({
-      bucket: config.MEDIA_S3_BUCKET ?? '',
-      prefix: config.MEDIA_S3_PREFIX,
-      region: config.MEDIA_S3_REGION,
-      endpoint: config.MEDIA_S3_ENDPOINT,
-      forcePathStyle: config.MEDIA_S3_FORCE_PATH_STYLE,
-      requestTimeoutMs: config.MEDIA_S3_TIMEOUT_MS,
-    });
+    return new S3MediaStore(s3SettingsOf(config));
   }
   return new FilesystemMediaStore(mediaDirIn(config.DATA_DIR));
 }

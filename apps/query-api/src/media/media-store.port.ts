@@ -6,24 +6,18 @@
  * stored (`./media-probe.ts`); engines only keep bytes.
  */
 
-/** The only types the service stores and serves: the store port's (a record's media carries one). */
+import { clampRange, MEDIA_KEY, mimeOfKey, type ByteRange, type MediaReader } from '@adintel/media-store';
 import { MEDIA_TYPES, type MediaMime } from '../store/record-media';
 
+/** The only types the service stores and serves: the store port's (a record's media carries one). */
 export { MEDIA_TYPES, type MediaMime };
-
-/** A stored file's key: the SHA-256 of its bytes (hex) and the extension of its type, e.g. `3fa9…c2.webp`. */
-export const MEDIA_KEY = /^[0-9a-f]{64}\.(png|jpg|webp|gif|mp4)$/;
+/** Keys, their layout and the reads are shared with the gateway, which serves the files (`libs/media-store`). */
+export { clampRange, MEDIA_KEY, mimeOfKey, type ByteRange };
 
 export interface StoredFile {
   key: string;
   mime: MediaMime;
   bytes: number;
-}
-
-/** Inclusive byte positions, as in an HTTP Range header; `end` past the file is clamped to its last byte. */
-export interface ByteRange {
-  start: number;
-  end: number;
 }
 
 export interface MediaRead extends StoredFile {
@@ -33,7 +27,8 @@ export interface MediaRead extends StoredFile {
   range: ByteRange | null;
 }
 
-export interface MediaStore {
+/** The read side (`stat`, `open`, `close`) is the shared MediaReader's; query-api adds the writes and whole reads. */
+export interface MediaStore extends MediaReader {
   readonly engine: 'filesystem' | 's3';
   /** Stores the bytes under their content key; storing the same bytes again changes nothing. */
   put(bytes: Buffer, mime: MediaMime): Promise<StoredFile>;
@@ -48,8 +43,6 @@ export interface MediaStore {
    * past the end reads nothing (an empty body, `range` null): callers check it with `clampRange` first (HTTP 416).
    */
   get(key: string, range?: ByteRange): Promise<MediaRead | null>;
-  /** The file's size and type without its bytes; null when absent. */
-  stat(key: string): Promise<StoredFile | null>;
   /**
    * A small record kept beside the files under a name (64 hex digits): what the picture workers made of a media source
    * (picture-catalogue.ts), so every replica and every worker sees it. Writing a name again replaces its record whole.
@@ -59,23 +52,9 @@ export interface MediaStore {
   getRecord(name: string): Promise<string | null>;
   /** Resolves when the store answers (readiness). */
   ping(): Promise<void>;
-  close(): Promise<void>;
 }
 
 export const MEDIA_STORE = Symbol('MEDIA_STORE');
 
 /** A record's name: the SHA-256 (hex) of what it describes. */
 export const RECORD_NAME = /^[0-9a-f]{64}$/;
-
-export function mimeOfKey(key: string): MediaMime | null {
-  const match = MEDIA_KEY.exec(key);
-  if (!match) return null;
-  const ext = match[1];
-  return (Object.keys(MEDIA_TYPES) as MediaMime[]).find((mime) => MEDIA_TYPES[mime] === ext) ?? null;
-}
-
-/** Clamps a range to a file of `size` bytes; null when it starts past the end (HTTP 416). */
-export function clampRange(range: ByteRange, size: number): ByteRange | null {
-  if (range.start >= size || range.start < 0 || range.end < range.start) return null;
-  return { start: range.start, end: Math.min(range.end, size - 1) };
-}

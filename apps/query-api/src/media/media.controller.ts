@@ -7,8 +7,8 @@ import { MediaService } from './media.service';
 export class MediaController {
   constructor(private readonly media: MediaService) {}
 
-  @HandleMessage(QueryMessages.getMedia)
-  file(@Payload() args: Received<typeof QueryMessages.getMedia>) {
-    return this.media.file(args);
+  @HandleMessage(QueryMessages.locateMedia)
+  locate(@Payload() args: Received<typeof QueryMessages.locateMedia>) {
+    return this.media.locate(args);
   }
 }

@@ -22,9 +22,9 @@ class MediaStoreShutdown implements OnApplicationShutdown {
 }
 
 /**
- * The configured media store (MEDIA_STORE, media-store-factory.ts), the files read for the gateway's media route
- * (`QueryMessages.getMedia`), the look-alike index of the creatives, and the picture catalogue the reads resolve
- * pending pictures against.
+ * The configured media store (MEDIA_STORE, media-store-factory.ts), which file of it a media entry is for the
+ * gateway's media routes (`QueryMessages.locateMedia`: never its bytes), the look-alike index of the creatives, and the
+ * picture catalogue the reads resolve pending pictures against.
  */
 @Module({
   imports: [StoreModule],

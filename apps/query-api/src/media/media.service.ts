@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MEDIA_CHUNK_BYTES, ServiceError, type MediaFile, type MediaFileArgs } from '@adintel/contracts';
+import { ServiceError, type MediaFileArgs, type MediaLocation } from '@adintel/contracts';
 import { AD_STORE, type AdStore } from '../store/ad-store.port';
-import { clampRange, MEDIA_STORE, type MediaStore } from './media-store.port';
 import { PictureCatalogue } from './picture-catalogue';
 import type { StoredMedia } from './stored-media';
 
@@ -16,8 +15,8 @@ const REMEMBERED = 5_000;
 const REMEMBER_MS = 60_000;
 
 /**
- * Reads a creative's media files for the gateway's media route: the file or its thumbnail, whole or a byte range,
- * at most MEDIA_CHUNK_BYTES per answer (a larger file is read in ranges).
+ * Tells the gateway's media routes which file of the media store a creative's media entry is (the file or its
+ * thumbnail). The gateway reads the bytes from the media store itself: they never travel over the transport.
  */
 @Injectable()
 export class MediaService {
@@ -25,11 +24,10 @@ export class MediaService {
 
   constructor(
     @Inject(AD_STORE) private readonly store: AdStore,
-    @Inject(MEDIA_STORE) private readonly files: MediaStore,
     private readonly pictures: PictureCatalogue,
   ) {}
 
-  async file(args: MediaFileArgs): Promise<MediaFile> {
+  async locate(args: MediaFileArgs): Promise<MediaLocation> {
     const media = await this.mediaOf(args.creative_id);
     if (args.index >= media.stored.length) throw ServiceError.notFound('media', `${args.creative_id}/${args.index}`);
     const stored = media.stored[args.index];
@@ -40,16 +38,7 @@ export class MediaService {
         `media ${args.index} of creative ${JSON.stringify(args.creative_id)} is ${pending ? 'pending: a picture worker is making it, ask again in a minute' : 'not held by this service'}`,
       );
     }
-    const key = args.variant === 'thumbnail' ? stored.thumbnail_key : stored.key;
-    const file = await this.files.stat(key);
-    if (!file) throw ServiceError.of('unavailable', 'the media file is missing from the media store');
-    let range = args.range ? clampRange(args.range, file.bytes) : null;
-    if (args.range && !range) throw ServiceError.invalidArgument([{ field: 'range', message: `must start before the end of the file (${file.bytes} bytes)` }]);
-    if (range && range.end - range.start + 1 > MEDIA_CHUNK_BYTES) range = { start: range.start, end: range.start + MEDIA_CHUNK_BYTES - 1 };
-    if (!range && file.bytes > MEDIA_CHUNK_BYTES) range = { start: 0, end: MEDIA_CHUNK_BYTES - 1 };
-    const read = await this.files.get(key, range ?? undefined);
-    if (!read) throw ServiceError.of('unavailable', 'the media file is missing from the media store');
-    return { mime: read.mime, size: read.bytes, etag: key, range: read.range, body_base64: read.body.toString('base64') };
+    return { key: args.variant === 'thumbnail' ? stored.thumbnail_key : stored.key };
   }
 
   private async mediaOf(creativeId: string): Promise<CreativeFiles> {

@@ -1,49 +1,19 @@
-import {
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { isNotFound, S3MediaReader } from '@adintel/media-store';
 import { mediaKeyOf } from './media-key';
 import { createReadStream } from 'node:fs';
 import { clampRange, MEDIA_KEY, MEDIA_TYPES, mimeOfKey, RECORD_NAME, type ByteRange, type MediaMime, type MediaRead, type MediaStore, type StoredFile } from './media-store.port';
 
-export interface S3MediaSettings {
-  bucket: string;
-  /** Key prefix inside the bucket (e.g. `media/`); may be empty. */
-  prefix: string;
-  region: string;
-  /** An S3-compatible endpoint (MinIO, R2, Ceph...); absent: AWS itself. */
-  endpoint?: string;
-  /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers need. */
-  forcePathStyle: boolean;
-  requestTimeoutMs: number;
-}
+export type { S3MediaSettings } from '@adintel/media-store';
 
 /**
  * Objects `<prefix><first two hex digits>/<key>` in one bucket, with their Content-Type. Credentials come from the
  * SDK's default chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a web identity, an instance role): this file never
- * reads them. Content keys never change, so a put first asks whether the object exists and skips the upload.
+ * reads them. The layout and the reads (`stat`, `open`) are the shared reader's (`@adintel/media-store`), which the
+ * gateway serves from. Content keys never change, so a put first asks whether the object exists and skips the upload.
  */
-export class S3MediaStore implements MediaStore {
-  readonly engine = 's3' as const;
-  private readonly client: S3Client;
-
-  constructor(private readonly settings: S3MediaSettings) {
-    this.client = new S3Client({
-      region: settings.region,
-      endpoint: settings.endpoint,
-      forcePathStyle: settings.forcePathStyle,
-      maxAttempts: 3,
-      requestHandler: { requestTimeout: settings.requestTimeoutMs, connectionTimeout: settings.requestTimeoutMs },
-    });
-  }
-
-  private objectKey(key: string): string {
-    return `${this.settings.prefix}${key.slice(0, 2)}/${key}`;
-  }
+export class S3MediaStore extends S3MediaReader implements MediaStore {
+  override readonly engine = 's3' as const;
 
   async put(bytes: Buffer, mime: MediaMime): Promise<StoredFile> {
     const key = mediaKeyOf(bytes, mime);
@@ -64,18 +34,6 @@ export class S3MediaStore implements MediaStore {
       new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), Body: createReadStream(path), ContentType: mime, ContentLength: bytes }),
     );
     return { key, mime, bytes };
-  }
-
-  async stat(key: string): Promise<StoredFile | null> {
-    const mime = mimeOfKey(key);
-    if (!mime) return null;
-    try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }));
-      return { key, mime, bytes: head.ContentLength ?? 0 };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
   }
 
   async get(key: string, range?: ByteRange): Promise<MediaRead | null> {
@@ -133,12 +91,4 @@ export class S3MediaStore implements MediaStore {
   async ping(): Promise<void> {
     await this.client.send(new HeadBucketCommand({ Bucket: this.settings.bucket }));
   }
-
-  async close(): Promise<void> {
-    this.client.destroy();
-  }
-}
-
-function isNotFound(error: unknown): boolean {
-  return error instanceof S3ServiceException && (error.name === 'NotFound' || error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404);
 }

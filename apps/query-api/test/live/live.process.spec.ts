@@ -173,7 +173,7 @@ describe('live sightings through the stream', () => {
 
     // No picture worker runs yet: the ads are there, their pictures pending, said so in the record and by the file read.
     expect((await send(QueryMessages.getAd, { id: 'live-media-new' })).media[0]).toMatchObject({ file: 'pending', bytes: null, thumbnail_url: null });
-    await expect(send(QueryMessages.getMedia, { creative_id: 'cr_live_media', index: 0, variant: 'thumbnail' })).rejects.toThrow(/pending/);
+    await expect(send(QueryMessages.locateMedia, { creative_id: 'cr_live_media', index: 0, variant: 'thumbnail' })).rejects.toThrow(/pending/);
     // A new ad of a known creative keeps the file the store holds for that URL (nothing queued).
     expect((await send(QueryMessages.getAd, { id: 'live-media-known' })).media[0]?.bytes).toBe(knownMedia[0]?.bytes);
 
@@ -183,8 +183,8 @@ describe('live sightings through the stream', () => {
       const fresh = await send(QueryMessages.getAd, { id: 'live-media-new' });
       expect(fresh.media[0]).toMatchObject({ width: 360, height: 360, thumbnail_url: expect.stringMatching(/\/media\/0\/thumbnail$/) });
       expect(fresh.media[0]?.bytes).toBeGreaterThan(1_000);
-      const file = await send(QueryMessages.getMedia, { creative_id: 'cr_live_media', index: 0, variant: 'thumbnail' });
-      expect(file.mime).toBe('image/webp');
+      const file = await send(QueryMessages.locateMedia, { creative_id: 'cr_live_media', index: 0, variant: 'thumbnail' });
+      expect(file.key).toMatch(/\.webp$/);
       // MEDIA_FETCH is on in this suite, and the guard refuses a loopback address before connecting: refused for good.
       await waitUntil(async () => (await send(QueryMessages.getAd, { id: 'live-media-private' })).media[0]?.file === 'failed', 30_000, 100);
     } finally {

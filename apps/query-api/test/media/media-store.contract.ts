@@ -54,6 +54,21 @@ export function describeMediaStoreContract(engine: string, open: () => Promise<M
       expect(past?.range).toBeNull();
     });
 
+    it('streams a file or a range of it (the shared reader the gateway serves from), and nothing for an absent key', async () => {
+      const { key } = await subject.store.put(bytes, 'video/mp4');
+      const collect = async (stream: NodeJS.ReadableStream | null) => {
+        if (!stream) return null;
+        const parts: Buffer[] = [];
+        for await (const part of stream) parts.push(part as Buffer);
+        return Buffer.concat(parts);
+      };
+      expect((await collect(await subject.store.open(key)))?.equals(bytes)).toBe(true);
+      expect((await collect(await subject.store.open(key, { start: 4_990, end: 4_999 })))?.equals(bytes.subarray(4_990))).toBe(true);
+      expect(await subject.store.open(`${'0'.repeat(64)}.png`)).toBeNull();
+      expect(await subject.store.open('../../etc/passwd')).toBeNull();
+      expect(await subject.store.stat('../../etc/passwd')).toBeNull();
+    });
+
     it('moves a spooled file in under its content key, once for the same bytes', async () => {
       const spoolDir = mkdtempSync(join(tmpdir(), 'media-contract-spool-'));
       try {

@@ -21,7 +21,7 @@ import { Domain, DomainList } from '../resources/domain';
 import { App, AppList } from '../resources/app';
 import { Trends } from '../resources/trend';
 import { Catalog } from '../resources/catalog';
-import { MediaFile, mediaFileArgs } from '../resources/media';
+import { MediaLocation, mediaFileArgs } from '../resources/media';
 import { defineMessage, Pong } from './define';
 
 /** Messages query-api serves: one per data tool, plus a ping. A pattern is written here and nowhere else. */
@@ -52,7 +52,10 @@ export const QueryMessages = {
   searchApps: defineMessage('query.apps.search', pagedNameSearchArgs(), AppList),
   getApp: defineMessage('query.apps.get', byId(), App),
   catalog: defineMessage('query.catalog', noArgs(), Catalog),
-  /** Not a tool: the gateway's media route (GET /api/v1/creo/{id}/media/{n}) reads files through it. */
-  getMedia: defineMessage('query.media.get', mediaFileArgs(), MediaFile),
+  /**
+   * Not a tool: which file of the media store a creative's media entry n (or its thumbnail) is, for the gateway's
+   * media routes and resources, which then read the bytes from the media store themselves (never over the transport).
+   */
+  locateMedia: defineMessage('query.media.locate', mediaFileArgs(), MediaLocation),
   ping: defineMessage('query.ping', z.object({}), Pong),
 } as const;

@@ -171,7 +171,7 @@ describe('query-api on Elasticsearch sends only requests the specification and t
   it('broke no rule and no specification type, in any request or stand-in answer, and no tool failed', () => {
     expect(faults).toEqual([]);
     expect(cluster.violations).toEqual([]);
-    const media = QueryMessages.getMedia.pattern; // files, not Elasticsearch
+    const media = QueryMessages.locateMedia.pattern; // files, not Elasticsearch
     expect([...served].sort()).toEqual(Object.values(QueryMessages).map((m) => m.pattern).filter((p) => p !== media).sort());
     expect(new Set(cluster.requests.map((r) => r.endpoint))).toEqual(
       new Set(['ping', 'search', 'bulk', 'indices.put_index_template', 'indices.put_mapping', 'indices.create', 'indices.get_alias', 'indices.update_aliases', 'indices.refresh']),

@@ -1,0 +1,7 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  displayName: 'media-store',
+  preset: '../../jest.preset.cjs',
+  rootDir: __dirname,
+  coverageDirectory: '../../coverage/libs/media-store',
+};
