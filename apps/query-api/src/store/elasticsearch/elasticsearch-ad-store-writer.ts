@@ -1,13 +1,28 @@
-import type { Client } from '@elastic/elasticsearch';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Client, errors } from '@elastic/elasticsearch';
 import { ServiceError } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { type AdDocument, toAdDocument } from './ad-document';
+import { DAY_MS, type FeedPosition, type FeedStep, published, withFeed } from './change-feed';
 import { sendBulk } from './bulk-sender';
 import { createElasticsearchClient, DEFAULT_LAYOUT, type ElasticsearchSettings, type IndexLayout, toServiceError } from './es-client';
 import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames } from './index-names';
 import { indexTemplates, putMappingRequests } from './mappings';
 import type { BackoffPolicy, BulkItemFailure } from './queries/bulk.query';
 import type { EntityDocument } from './queries/entities.query';
+import {
+  DAY_PAGE,
+  dataDayFrom,
+  dataDayRequest,
+  dayPassedRequest,
+  feedIndexRequest,
+  positionFrom,
+  positionGetRequest,
+  type PositionVersion,
+  positionVersionOf,
+  positionWriteRequest,
+} from './queries/feed.query';
 import {
   adIndexActions,
   type BatchPlan,
@@ -35,6 +50,25 @@ export interface BulkOptions {
   layout?: IndexLayout;
   /** Pause of the offline load's bulk helper before retrying 429s (default 1 s). */
   offlineRetryWaitMs?: number;
+  /** Days the change feed answers back (FEED_RETENTION_DAYS, default 30). */
+  feedRetentionDays?: number;
+  /** The clock of the feed's times (tests age a batch with it). */
+  now?: () => number;
+}
+
+const DEFAULT_RETENTION_DAYS = 30;
+/**
+ * How long a writer holds the feed's lease (one batch at a time, see apply), and how long another waits for it before
+ * its batch fails as unavailable (the live door applies it again later). A writer that crashed holding it delays the
+ * others by at most this much. A batch sends no write once its lease has run out (assertLease).
+ */
+const LEASE_MS = 120_000;
+
+/** A taken lease: the position it was taken on, and the version of the position document that holds it. */
+interface Lease {
+  position: FeedPosition;
+  version: PositionVersion;
+  until: number;
 }
 
 /** Retries of the offline load's per-item 429s by the client's bulk helper. */
@@ -136,6 +170,11 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   private readonly layout: IndexLayout;
   private templatesInstalled = false;
   private entityIndicesReady = false;
+  private feedIndexReady = false;
+  /** Names this writer in the feed's lease. */
+  private readonly owner = randomBytes(6).toString('hex');
+  private readonly now: () => number;
+  private readonly retentionMs: number;
 
   constructor(
     private readonly client: Client,
@@ -145,6 +184,8 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   ) {
     this.names = indexNames(indexPrefix);
     this.layout = options.layout ?? DEFAULT_LAYOUT;
+    this.now = options.now ?? Date.now;
+    this.retentionMs = (options.feedRetentionDays ?? (Number(process.env['FEED_RETENTION_DAYS']) || DEFAULT_RETENTION_DAYS)) * DAY_MS;
   }
 
   static fromSettings(settings: ElasticsearchSettings, options: BulkOptions = {}): ElasticsearchAdStoreWriter {
@@ -157,13 +198,14 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   }
 
   async clear(): Promise<void> {
-    const patterns = [this.names.adsPattern, ...ENTITY_KINDS.map((kind) => this.names.entityPattern(kind))];
+    const patterns = [this.names.adsPattern, ...ENTITY_KINDS.map((kind) => this.names.entityPattern(kind)), this.names.feed];
     const existing = await this.call('list indices', () =>
       this.client.indices.get({ index: patterns, ...TOLERANT, expand_wildcards: ['open', 'closed'] }),
     );
     // Deleting by explicit names: clusters refuse wildcard deletes (action.destructive_requires_name).
     const indices = Object.keys(existing);
     if (indices.length) await this.call('delete indices', () => this.client.indices.delete({ index: indices }));
+    this.feedIndexReady = false;
   }
 
   async write(batch: readonly AdRecord[] | AsyncIterable<AdRecord>): Promise<WriteResult> {
@@ -177,6 +219,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
     const generation = new Date().toISOString().replace(/[^0-9]/g, '');
     for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation);
+    await this.resetFeed(generation);
   }
 
   /**
@@ -188,16 +231,33 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
     await this.installTemplates();
     await this.ensureEntityIndices();
+    await this.ensureFeedIndex();
+    const lease = await this.takeLease();
+    try {
+      const result = await this.applyHolding(lease, batch);
+      await this.publish(lease, result.step);
+      return result.tally;
+    } catch (error) {
+      await this.release(lease);
+      throw error;
+    }
+  }
+
+  private async applyHolding(lease: Lease, batch: readonly AdRecord[]): Promise<{ tally: ApplyResult; step: FeedStep }> {
     const ids = [...new Set(batch.map((record) => record.id))];
     const stored = new Map<string, StoredCopy[]>();
     for (const chunk of chunks(ids)) {
       const response = await this.call('read stored ads', () => this.client.search<AdDocument>(storedAdsRequest(this.names.ads, chunk)));
       for (const [id, copies] of storedCopiesFrom(response)) stored.set(id, copies);
     }
-    const plan = planBatch(this.names, batch, stored);
+    const oldDay = lease.position.day;
+    const newDay = batch.reduce((day, record) => (/^\d{4}-\d{2}-\d{2}$/.test(record.last_seen_date) && record.last_seen_date > day ? record.last_seen_date : day), oldDay);
+    const step: FeedStep = { seq: lease.position.seq + 1, at: new Date(this.now()).toISOString(), oldDay, newDay, from: lease.position.from };
+    const plan = planBatch(this.names, batch, stored, step);
 
     // `wait_for`: each bulk returns once its writes are searchable (no refresh call of its own: Elastic advises
     // against them on a write path). A 409 is a newer sighting already held (adIndexActions): nothing to write.
+    this.assertLease(lease);
     const refused = await sendBulk(this.client, adIndexActions(plan.toIndex), {
       operation: 'live bulk index',
       policy: this.options.backoff,
@@ -208,9 +268,100 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     const stale = deleteActions(plan.stale.filter((copy) => !refusedIds.has(copy.id)));
     const staleFailures = await sendBulk(this.client, stale, { operation: 'delete moved ads', policy: this.options.backoff });
     if (staleFailures.length) throw this.refusedError('delete moved ads', staleFailures);
+    if (oldDay && newDay > oldDay) await this.endPassedAds(lease, step, plan.versioned);
 
     await this.upsertEntities(plan.touched);
-    return tally(plan, refused);
+    return { tally: tally(plan, refused), step };
+  }
+
+  /**
+   * The ads the batch's new day moved past end without a sighting: each gets its feed entry, written over the stored
+   * version with the same external version (its last sighting), so a newer sighting written meanwhile wins (409).
+   */
+  private async endPassedAds(lease: Lease, step: FeedStep, inBatch: ReadonlySet<string>): Promise<void> {
+    let afterId: string | undefined;
+    for (;;) {
+      const request = dayPassedRequest(this.names.ads, step.oldDay, step.newDay, afterId);
+      const hits = (await this.call('read ads the day passed', () => this.client.search<AdDocument>(request))).hits.hits;
+      const ended: StoredCopy[] = [];
+      for (const hit of hits) {
+        if (hit._source && !inBatch.has(hit._source.id)) ended.push({ index: hit._index, doc: withFeed(hit._source, hit._source, step) });
+      }
+      this.assertLease(lease);
+      const failures = await sendBulk(this.client, adIndexActions(ended), { operation: 'end ads the day passed', policy: this.options.backoff, tolerated: [409] });
+      if (failures.length) throw this.refusedError('end ads the day passed', failures);
+      const last = hits.at(-1)?._source?.id;
+      if (last === undefined || hits.length < DAY_PAGE) return;
+      afterId = last;
+    }
+  }
+
+  /**
+   * Live batches are applied one at a time across replicas: each takes the lease on the feed's position document
+   * (a conditional write, if_seq_no/if_primary_term), writes its ads with the next position, and publishes that
+   * position with the same condition. So the watermark a reader gets never names a batch still being written, and the
+   * positions of an ad's changes follow the order its batches were applied (ADR 0010, "Change feed").
+   */
+  private async takeLease(): Promise<Lease> {
+    const giveUpAt = Date.now() + LEASE_MS;
+    for (;;) {
+      const held = positionFrom(await this.call('read feed position', () => this.client.get<FeedPosition>(positionGetRequest(this.names.feed), { ignore: [404] })));
+      const until = Date.now() + LEASE_MS;
+      const lease = { owner: this.owner, until };
+      let position: FeedPosition;
+      let version: PositionVersion;
+      if (!held) {
+        // A store loaded before the feed existed (or never loaded): its position starts here, at the data's day.
+        const day = dataDayFrom(await this.call('read data day', () => this.client.search(dataDayRequest(this.names.ads))));
+        position = { store: `live-${Date.now()}-${this.owner}`, seq: 0, from: 0, day, marks: [], lease };
+        version = 'absent';
+      } else if (held.position.lease && held.position.lease.until > Date.now()) {
+        if (Date.now() > giveUpAt) throw ServiceError.of('unavailable', 'another writer has held the change feed for too long: the batch waits for the next try');
+        await sleep(100 + Math.floor(Math.random() * 200));
+        continue;
+      } else {
+        position = { ...held.position, lease };
+        version = held.version;
+      }
+      try {
+        const written = await this.client.index(positionWriteRequest(this.names.feed, position, version));
+        return { position, version: positionVersionOf(written), until };
+      } catch (error) {
+        if (!(error instanceof errors.ResponseError && error.statusCode === 409)) throw toServiceError(error, 'take feed lease');
+      }
+    }
+  }
+
+  /** A writer paused past its lease (GC, network) sends nothing more: another may be applying the same position. */
+  private assertLease(lease: Lease): void {
+    if (Date.now() > lease.until - 5_000) throw ServiceError.of('unavailable', 'the change feed lease ran out during the batch: it is applied again');
+  }
+
+  private async publish(lease: Lease, step: FeedStep): Promise<void> {
+    this.assertLease(lease);
+    const next = published(lease.position, step.seq, step.newDay, this.now(), this.retentionMs);
+    await this.call('publish feed position', () => this.client.index(positionWriteRequest(this.names.feed, next, lease.version)));
+  }
+
+  /** A failed batch hands the lease back at once (the position unchanged), so the next writer need not wait it out. */
+  private async release(lease: Lease): Promise<void> {
+    const position = { ...lease.position, lease: null };
+    await this.client.index(positionWriteRequest(this.names.feed, position, lease.version)).catch(() => undefined);
+  }
+
+  private async ensureFeedIndex(): Promise<void> {
+    if (this.feedIndexReady) return;
+    // 400 (resource_already_exists): created by an earlier writer.
+    await this.call('create feed index', () => this.client.indices.create(feedIndexRequest(this.names.feed, this.layout.replicas), { ignore: [400] }));
+    this.feedIndexReady = true;
+  }
+
+  /** An offline load is a new store: its position starts at 0 on its own data's day, and older watermarks are foreign. */
+  private async resetFeed(generation: string): Promise<void> {
+    await this.ensureFeedIndex();
+    const day = dataDayFrom(await this.call('read data day', () => this.client.search(dataDayRequest(this.names.ads))));
+    const position: FeedPosition = { store: `load-${generation}`, seq: 0, from: 0, day, marks: [], lease: null };
+    await this.call('reset feed position', () => this.client.index(positionWriteRequest(this.names.feed, position, 'any')));
   }
 
   /** Recomputes the touched entities of each kind from their ads, upserts them and deletes those left without ads. */

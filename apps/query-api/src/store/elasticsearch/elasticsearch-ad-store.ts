@@ -14,11 +14,14 @@ import type {
 } from '@adintel/contracts';
 import type {
   ActivityDayData,
+  AdChangesQuery,
+  AdChangesResult,
   AdFilter,
   AdSearchQuery,
   AdStore,
   BreakdownResult,
   CatalogData,
+  ChangePosition,
   CountResult,
   DateRange,
   KeysetPage,
@@ -33,6 +36,8 @@ import type {
 } from '../ad-store.port';
 import type { RecordMedia } from '../record-media';
 import type { AdDocument } from './ad-document';
+import type { FeedPosition } from './change-feed';
+import { changesPageFrom, changesRequest, positionFrom, positionGetRequest } from './queries/feed.query';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
 import { type EntityKind, indexNames, type IndexNames } from './index-names';
 import {
@@ -118,9 +123,29 @@ export class ElasticsearchAdStore implements AdStore {
     if (this.ownsClient) await this.client.close();
   }
 
-  async searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>> {
+  /** The position is read before the page: a change after it is in the next feed (perhaps twice), never lost. */
+  async searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad> & { position?: ChangePosition }> {
+    const held = await this.feedPosition();
     const response = await this.search<Partial<AdDocument>>('searchAds', searchAdsRequest(this.names.ads, query));
-    return adsPageFrom(response, query);
+    const page = adsPageFrom(response, query);
+    return held ? { ...page, position: { store: held.store, seq: held.seq } } : page;
+  }
+
+  /** The change feed (change-feed.ts): the ads whose `feed_since` holds the watermark, up to the published position. */
+  async adChanges(query: AdChangesQuery): Promise<AdChangesResult> {
+    const held = await this.feedPosition();
+    if (!held || query.since.store !== held.store || query.since.seq > held.seq) return { outcome: 'foreign' };
+    if (query.since.seq < held.from) return { outcome: 'expired' };
+    const position = { store: held.store, seq: held.seq };
+    if (query.since.seq === held.seq) return { outcome: 'page', page: { rows: [], hasMore: false, lastKey: null }, count: { total: 0, estimated: false }, position };
+    const response = await this.search<Partial<AdDocument>>('adChanges', changesRequest(this.names.ads, query, held.seq));
+    return { outcome: 'page', ...changesPageFrom(response, query), position };
+  }
+
+  /** A realtime get of the position document (none: no load or live batch has written one yet). */
+  private async feedPosition(): Promise<FeedPosition | undefined> {
+    const response = await this.call('read feed position', () => this.client.get<FeedPosition>(positionGetRequest(this.names.feed), { ignore: [404] }));
+    return positionFrom(response)?.position;
   }
 
   async countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult> {

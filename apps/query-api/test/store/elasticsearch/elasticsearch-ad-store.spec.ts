@@ -10,7 +10,7 @@ import type { AdRecord } from '../../../src/store/ad-store.port';
 import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
-import { responseError } from './es-mock';
+import { mockFeedPosition, responseError } from './es-mock';
 import { validatingMock } from './spec/validating-mock';
 
 /** Every request the client sends is checked against the Elasticsearch specification and rules (spec/). */
@@ -297,7 +297,8 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
     expect(rounds).toBe(7); // the first round and 6 retries
   });
 
-  it('finish() rebuilds each rollup into a new generation and swaps its alias', async () => {
+  it('finish() rebuilds each rollup into a new generation, swaps its alias, and starts the change feed of a new store', async () => {
+    const position = mockFeedPosition(mock);
     mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
     mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
     mock.add({ method: ['GET', 'POST'], path: '/:index/_refresh' }, () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
@@ -307,8 +308,10 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       return { acknowledged: true };
     });
     mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
-      const composite = (params.body as { aggs: { entities: { composite: { after?: unknown } } } }).aggs.entities.composite;
-      const buckets = composite.after ? [] : [{ key: { key: 'e1' }, doc_count: 2 }];
+      const aggs = (params.body as { aggs: { day?: unknown; entities?: { composite: { after?: unknown } } } }).aggs;
+      // The data's day (the max aggregation's shape in the specification's MaxAggregate).
+      if (aggs.day) return { hits: { hits: [] }, aggregations: { day: { value: Date.parse('2026-01-31'), value_as_string: '2026-01-31' } } };
+      const buckets = aggs.entities?.composite.after ? [] : [{ key: { key: 'e1' }, doc_count: 2 }];
       return { hits: { hits: [] }, aggregations: { entities: { after_key: { key: 'e1' }, buckets } } };
     });
     const indexed: unknown[] = [];
@@ -338,7 +341,9 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       'adi-creatives-N',
       'adi-domains-N',
       'adi-apps-N',
+      'adi-feed',
     ]);
+    expect(position.writes).toEqual([{ store: expect.stringMatching(/^load-\d+$/), seq: 0, from: 0, day: '2026-01-31', marks: [], lease: null }]);
     expect(indexed).toHaveLength(5);
     expect(indexed[0]).toMatchObject({ id: 'e1', ads_total: 2, record: { id: 'e1', ads_total: 2 } });
     expect(swaps[0]).toEqual({ actions: [{ add: { index: created[0], alias: 'adi-advertisers' } }] });

@@ -11,7 +11,7 @@ import { toAdDocument } from '../../../src/store/elasticsearch/ad-document';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { FIXTURE_RECORDS } from '../store-fixture';
-import { responseError } from './es-mock';
+import { mockFeedPosition, responseError } from './es-mock';
 import { validatingMock } from './spec/validating-mock';
 
 /** Every request the client sends is checked against the Elasticsearch specification and rules (spec/). */
@@ -57,6 +57,7 @@ function cluster(options: {
   const seen = { bulks: [] as BulkCall[], rollups: [] as Record<string, unknown>[], refreshed: [] as string[], created: [] as unknown[], aliasLookups: 0 };
   mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
   mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
+  mockFeedPosition(mock);
   mock.add({ method: 'GET', path: '/_alias/:name' }, (params) => {
     const alias = String(params.path).split('/').pop() ?? '';
     seen.aliasLookups++;
@@ -197,7 +198,10 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     expect(result).toEqual({ added: 0, replaced: 1, unchanged: 0, rejected: [] });
 
     const filters = seen.rollups
-      .filter((body) => !(body['aggs'] as { entities: { composite: { after?: unknown } } }).entities.composite.after)
+      .filter((body) => {
+        const entities = (body['aggs'] as { entities?: { composite: { after?: unknown } } }).entities;
+        return entities && !entities.composite.after;
+      })
       .map((body) => (body['query'] as { bool: { filter: { terms: Record<string, string[]> }[] } }).bool.filter[0]?.terms);
     expect(filters).toEqual([
       { advertiser_id: ['adv_loan', 'adv_other'] },
@@ -255,11 +259,12 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     expect(seen.bulks.filter(isAdBulk).map((call) => call.actions.length)).toEqual([1_000, 1]);
   });
 
-  it('creates generation 0 of each entity kind with its alias when no offline load made one', async () => {
+  it('creates generation 0 of each entity kind with its alias, and the feed index, when no offline load made them', async () => {
     const seen = cluster({ aliases: false });
     await writer().apply([]);
-    expect(seen.created).toEqual(
-      ['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((kind) => ({ path: `/adi-${kind}-0`, body: { aliases: { [`adi-${kind}`]: {} } } })),
-    );
+    expect(seen.created).toEqual([
+      ...['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((kind) => ({ path: `/adi-${kind}-0`, body: { aliases: { [`adi-${kind}`]: {} } } })),
+      { path: '/adi-feed', body: { settings: { number_of_shards: 1, number_of_replicas: 1 }, mappings: { enabled: false } } },
+    ]);
   });
 });

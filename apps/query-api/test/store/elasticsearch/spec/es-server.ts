@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { bulkAnswer, searchAnswer } from './es-answers';
+import { MemoryCluster } from './es-memory';
 import { httpRequestErrors, ndjsonLines } from './es-rules';
 import { specification } from './es-spec';
 
@@ -137,15 +138,27 @@ async function startCheckingServer(
   };
 }
 
-export async function startStandInCluster(): Promise<StandInCluster> {
+/** Endpoints the memory answers even when the stand-in answers the rest in shape only: the feed's position document. */
+const DOCUMENT_ENDPOINTS = new Set(['get', 'index', 'create', 'indices.create']);
+
+/**
+ * `memory: true`: the stand-in keeps what it is sent and evaluates searches (es-memory.ts, a double for a real
+ * cluster), so the engine's results can be checked here; otherwise searches are answered in shape only (es-answers.ts)
+ * and only the documents written by id are kept. Either way every request and every answer is checked.
+ */
+export async function startStandInCluster(options: { memory?: boolean } = {}): Promise<StandInCluster> {
   const spec = specification();
-  const cluster: StandInCluster = await startCheckingServer(async ({ endpoint, method, path, body }, _request, reply) => {
-    const result = answer(endpoint, path, body);
-    if (result.status === 200 && result.body) {
+  const memory = new MemoryCluster();
+  const cluster: StandInCluster = await startCheckingServer(async ({ endpoint, method, path, query, body }, _request, reply) => {
+    const remembered = options.memory || DOCUMENT_ENDPOINTS.has(endpoint) ? memory.answer(endpoint, method, path, query, body) : undefined;
+    const result = remembered ?? answer(endpoint, path, body);
+    if (result.status < 300 && result.body) {
       const errors = endpoint === 'search' ? spec.validateSearchResponse((body ?? {}) as Json, result.body) : spec.validateResponse(endpoint, result.body);
       cluster.violations.push(...errors.map((e) => `answer to ${method} ${path}: ${e}`));
     }
-    if (result.status !== 200) cluster.violations.push(`${method} ${path}: ${JSON.stringify(result.body)}`);
+    // A cluster's refusals the engine expects (404 of a get, 409 of a conditional write, 400 of an index that exists)
+    // are answers; any other failure of the stand-in is a request it should not have been sent.
+    if (result.status >= 300 && !remembered) cluster.violations.push(`${method} ${path}: ${JSON.stringify(result.body)}`);
     reply(result.status, { 'content-type': 'application/vnd.elasticsearch+json; compatible-with=9', 'x-elastic-product': 'Elasticsearch' }, result.body ? JSON.stringify(result.body) : '');
   });
   return cluster;
