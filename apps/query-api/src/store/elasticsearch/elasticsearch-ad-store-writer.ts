@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, errors } from '@elastic/elasticsearch';
+import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { ServiceError } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { type AdDocument, toAdDocument } from './ad-document';
@@ -13,6 +13,7 @@ import type { BackoffPolicy, BulkItemFailure } from './queries/bulk.query';
 import type { EntityDocument } from './queries/entities.query';
 import {
   DAY_PAGE,
+  type DataDayAggs,
   dataDayFrom,
   dataDayRequest,
   dayPassedRequest,
@@ -35,7 +36,7 @@ import {
   storedAdsRequest,
   storedCopiesFrom,
 } from './queries/live.query';
-import { entityDocumentFrom, rollupPageFrom, rollupPageRequest } from './queries/rollups.query';
+import { entityDocumentFrom, type RollupAggs, rollupPageFrom, rollupPageRequest } from './queries/rollups.query';
 
 const TOLERANT = { ignore_unavailable: true, allow_no_indices: true } as const;
 
@@ -312,7 +313,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
       let version: PositionVersion;
       if (!held) {
         // A store loaded before the feed existed (or never loaded): its position starts here, at the data's day.
-        const day = dataDayFrom(await this.call('read data day', () => this.client.search(dataDayRequest(this.names.ads))));
+        const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
         position = { store: `live-${Date.now()}-${this.owner}`, seq: 0, from: 0, day, marks: [], lease };
         version = 'absent';
       } else if (held.position.lease && held.position.lease.until > Date.now()) {
@@ -359,7 +360,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   /** An offline load is a new store: its position starts at 0 on its own data's day, and older watermarks are foreign. */
   private async resetFeed(generation: string): Promise<void> {
     await this.ensureFeedIndex();
-    const day = dataDayFrom(await this.call('read data day', () => this.client.search(dataDayRequest(this.names.ads))));
+    const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
     const position: FeedPosition = { store: `load-${generation}`, seq: 0, from: 0, day, marks: [], lease: null };
     await this.call('reset feed position', () => this.client.index(positionWriteRequest(this.names.feed, position, 'any')));
   }
@@ -448,10 +449,10 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   }
 
   private async *rollupDocuments(kind: EntityKind, ids?: readonly string[]): AsyncGenerator<EntityDocument<unknown>> {
-    let after: Record<string, string | number> | undefined;
+    let after: estypes.AggregationsCompositeAggregateKey | undefined;
     do {
       const request = rollupPageRequest(this.names.ads, kind, after, ids);
-      const page = rollupPageFrom(await this.call(`rollup ${kind}`, () => this.client.search(request)));
+      const page = rollupPageFrom(await this.call(`rollup ${kind}`, () => this.client.search<unknown, RollupAggs>(request)));
       for (const bucket of page.buckets) yield entityDocumentFrom(kind, bucket);
       after = page.after;
     } while (after);

@@ -11,7 +11,7 @@ import { toAdDocument } from '../../../src/store/elasticsearch/ad-document';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { FIXTURE_RECORDS } from '../store-fixture';
-import { mockFeedPosition, responseError } from './es-mock';
+import { createdIndex, mockFeedPosition, responseError, rollupBucket, searchBody } from './es-mock';
 import { validatingMock } from './spec/validating-mock';
 
 /** Every request the client sends is checked against the Elasticsearch specification and rules (spec/). */
@@ -65,23 +65,28 @@ function cluster(options: {
   });
   mock.add({ method: 'PUT', path: '/:index' }, (params) => {
     seen.created.push({ path: params.path, body: params.body });
-    return { acknowledged: true };
+    return createdIndex(String(params.path).slice(1));
   });
   mock.add({ method: ['GET', 'POST'], path: '/:index/_refresh' }, (params) => {
     seen.refreshed.push(decodeURIComponent(String(params.path).split('/')[1] ?? ''));
     return { _shards: { total: 1, successful: 1, failed: 0 } };
   });
   mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
-    const body = params.body as { query?: { ids?: { values: string[] }; bool?: { filter: { terms: Record<string, string[]> }[] } }; aggs?: { entities?: { composite: { after?: unknown } } } };
+    const body = params.body as {
+      query?: { ids?: { values: string[] }; bool?: { filter: { terms: Record<string, string[]> }[] } };
+      aggs?: { day?: unknown; entities?: { composite: { after?: unknown } } };
+    };
     if (body.query?.ids) {
       const ids = new Set(body.query.ids.values);
-      return { hits: { hits: (options.stored ?? []).filter((hit) => ids.has(hit._id)) } };
+      return searchBody({ hits: (options.stored ?? []).filter((hit) => ids.has(hit._id)) as { _source: Record<string, unknown> }[] });
     }
+    // The data's day of a store without a feed position yet: none (an empty store).
+    if (body.aggs?.day) return searchBody({ aggregations: { day: { value: null } } });
     seen.rollups.push(body as Record<string, unknown>);
     const terms = body.query?.bool?.filter[0]?.terms ?? {};
     const keys = (Object.values(terms)[0] ?? []).filter((key) => (options.withAds ?? []).includes(key));
-    const buckets = body.aggs?.entities?.composite.after ? [] : keys.map((key) => ({ key: { key }, doc_count: 1 }));
-    return { hits: { hits: [] }, aggregations: { entities: { after_key: { key: keys.at(-1) ?? '' }, buckets } } };
+    const buckets = body.aggs?.entities?.composite.after ? [] : keys.map((key) => rollupBucket(body, key, 1));
+    return searchBody({ aggregations: { entities: { after_key: { key: keys.at(-1) ?? '' }, buckets } } });
   });
   mock.add({ method: ['POST', 'PUT'], path: '/_bulk' }, (params) => {
     const lines = params.body as unknown as Line[];

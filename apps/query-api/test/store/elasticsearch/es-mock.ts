@@ -1,5 +1,6 @@
 import { errors } from '@elastic/elasticsearch';
 import type Mock from '@elastic/elasticsearch-mock';
+import { aggregationsOf } from './spec/es-answers';
 
 /**
  * An Elasticsearch error answer for @elastic/elasticsearch-mock, which stands in for the cluster in these specs:
@@ -35,4 +36,38 @@ export function mockFeedPosition(mock: Mock): { writes: unknown[] } {
     return { _index: index, _id: id, _version: writes.length, result: 'created', _shards: shards, _seq_no: writes.length - 1, _primary_term: 1 };
   });
   return { writes };
+}
+
+const SHARDS = { total: 1, successful: 1, skipped: 0, failed: 0 };
+type Json = Record<string, unknown>;
+
+/**
+ * A search answer in the specification's SearchResponse shape (`took`, `timed_out`, `_shards`, hits with their index
+ * and id) around the hits, total and aggregations a test scripts. The validating mock checks it against the response
+ * type, the aggregations against the aggregate types their request implies.
+ */
+export function searchBody(parts: { hits?: { _source: Json; _index?: string; sort?: unknown[] }[]; total?: { value: number; relation: 'eq' | 'gte' }; aggregations?: Json } = {}): Json {
+  return {
+    took: 1,
+    timed_out: false,
+    _shards: SHARDS,
+    hits: {
+      ...(parts.total ? { total: parts.total } : {}),
+      max_score: null,
+      hits: (parts.hits ?? []).map((hit) => ({ _index: 'adi-ads-2026.03', _id: String(hit._source['id'] ?? 'doc'), _score: null, ...hit })),
+    },
+    ...(parts.aggregations ? { aggregations: parts.aggregations } : {}),
+  };
+}
+
+/** An `indices.create` answer as the specification gives it. */
+export const createdIndex = (index: string): Json => ({ acknowledged: true, shards_acknowledged: true, index });
+
+/**
+ * A composite bucket of a rollup page with every sub-aggregation its request names, each in the shape of its
+ * aggregate type (spec/es-answers.ts): a cluster answers them all, so a parser must read them all.
+ */
+export function rollupBucket(requestBody: unknown, key: string, docCount: number): Json {
+  const aggs = (requestBody as { aggs?: { entities?: { aggs?: Json } } }).aggs?.entities?.aggs ?? {};
+  return { key: { key }, doc_count: docCount, ...aggregationsOf(aggs) };
 }

@@ -4,6 +4,7 @@ import { AD_FIELDS, adFromSource, type AdDocument } from '../ad-document';
 import { changeSince, type FeedPosition } from '../change-feed';
 import { adFilterQuery } from './ad-filter.query';
 import { TOLERATE_NO_INDEX } from './ads.query';
+import type { Answer, ValueAgg } from './responses';
 
 /** The requests of the change feed (change-feed.ts): the position document, the feed itself, and the day's passing. */
 
@@ -50,8 +51,12 @@ export function dataDayRequest(index: string): estypes.SearchRequest {
   return { index, ...TOLERATE_NO_INDEX, size: 0, track_total_hits: false, aggs: { day: { max: { field: 'last_seen_date', format: 'yyyy-MM-dd' } } } };
 }
 
-export function dataDayFrom(response: estypes.SearchResponse): string {
-  const day = response.aggregations?.['day'] as estypes.AggregationsMaxAggregate | undefined;
+export interface DataDayAggs {
+  day: ValueAgg;
+}
+
+export function dataDayFrom(response: Answer<DataDayAggs>): string {
+  const day = response.aggregations?.day;
   return day?.value === null || day?.value === undefined ? '' : (day.value_as_string ?? '');
 }
 

@@ -18,7 +18,7 @@ import type { EntityKind } from '../index-names';
 import { nameSuffixes } from '../../text';
 import type { EntityDocument } from './entities.query';
 import { DISTINCT } from './trends.query';
-import { type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, topSources, type TopHitsAgg, type ValueAgg } from './responses';
+import { type Answer, type CompositeAgg, type CompositeBucket, type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, topSources, type TopHitsAgg, type ValueAgg } from './responses';
 
 /**
  * Entity rollups: a composite aggregation walks the advertisers / webmasters / creatives / registrable
@@ -127,7 +127,7 @@ export const pageSizeOf = (kind: EntityKind): number =>
 export function rollupPageRequest(
   index: string,
   kind: EntityKind,
-  after?: Record<string, string | number>,
+  after?: estypes.AggregationsCompositeAggregateKey,
   ids?: readonly string[],
 ): estypes.SearchRequest {
   return {
@@ -149,9 +149,7 @@ export function rollupPageRequest(
 interface NamedBucket extends TermsBucket {
   named?: TopHitsAgg<Partial<AdDocument>>;
 }
-export interface RollupBucket {
-  key: { key: string };
-  doc_count: number;
+export interface RollupBucket extends CompositeBucket<{ key: string }> {
   named?: TopHitsAgg<Partial<AdDocument>>;
   names?: TermsAgg;
   samples?: TopHitsAgg<Partial<AdDocument>>;
@@ -173,13 +171,15 @@ export interface RollupBucket {
   last_seen?: ValueAgg;
 }
 
-export function rollupPageFrom(response: estypes.SearchResponse): {
+export interface RollupAggs {
+  entities: CompositeAgg<RollupBucket>;
+}
+
+export function rollupPageFrom(response: Answer<RollupAggs>): {
   buckets: RollupBucket[];
-  after?: Record<string, string | number>;
+  after?: estypes.AggregationsCompositeAggregateKey;
 } {
-  const entities = (response.aggregations as
-    | { entities?: { after_key?: Record<string, string | number>; buckets: RollupBucket[] } }
-    | undefined)?.entities;
+  const entities = response.aggregations?.entities;
   const buckets = entities?.buckets ?? [];
   return { buckets, after: buckets.length ? entities?.after_key : undefined };
 }
