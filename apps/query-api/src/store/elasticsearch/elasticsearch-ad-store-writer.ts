@@ -36,7 +36,14 @@ import {
   storedAdsRequest,
   storedCopiesFrom,
 } from './queries/live.query';
-import { entityDocumentFrom, type RollupAggs, rollupPageFrom, rollupPageRequest } from './queries/rollups.query';
+import {
+  entityDocumentFrom,
+  onPointInTime,
+  rebuildPointInTimeRequest,
+  type RollupAggs,
+  rollupPageFrom,
+  rollupPageRequest,
+} from './queries/rollups.query';
 
 const TOLERANT = { ignore_unavailable: true, allow_no_indices: true } as const;
 
@@ -219,7 +226,17 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     await this.installTemplates();
     await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
     const generation = new Date().toISOString().replace(/[^0-9]/g, '');
-    for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation);
+    // Every kind from the same point in time of the ads; an empty store has none to open (no index yet).
+    const opened = await this.call('open point in time', () => this.client.openPointInTime(rebuildPointInTimeRequest(this.names.ads), { ignore: [404] }));
+    const pit = { id: opened.id as string | undefined };
+    try {
+      for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation, pit);
+    } finally {
+      if (pit.id) {
+        const id = pit.id;
+        await this.call('close point in time', () => this.client.closePointInTime({ id }, { ignore: [404] }));
+      }
+    }
     await this.resetFeed(generation);
   }
 
@@ -417,13 +434,14 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     if (this.ownsClient) await this.client.close();
   }
 
-  private async rebuild(kind: EntityKind, generation: string): Promise<void> {
+  /** `pit.id`: the point in time to read from; each page's answer may renew it. */
+  private async rebuild(kind: EntityKind, generation: string, pit: { id: string | undefined }): Promise<void> {
     const target = this.names.entityGeneration(kind, generation);
     await this.call('create index', () => this.client.indices.create({ index: target }));
     const rejected: RejectedRow[] = [];
     await this.call(`rollup ${kind}`, () =>
       this.client.helpers.bulk<EntityDocument<unknown>>({
-        datasource: this.rollupDocuments(kind),
+        datasource: this.rollupDocuments(kind, undefined, pit),
         onDocument: (doc) => ({ index: { _index: target, _id: doc.id } }),
         onDrop: (drop) => rejected.push({ line: 0, id: drop.document.id, reason: drop.error?.reason ?? 'rejected' }),
         refreshOnCompletion: target,
@@ -448,11 +466,14 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     );
   }
 
-  private async *rollupDocuments(kind: EntityKind, ids?: readonly string[]): AsyncGenerator<EntityDocument<unknown>> {
+  private async *rollupDocuments(kind: EntityKind, ids?: readonly string[], pit?: { id: string | undefined }): AsyncGenerator<EntityDocument<unknown>> {
     let after: estypes.AggregationsCompositeAggregateKey | undefined;
     do {
-      const request = rollupPageRequest(this.names.ads, kind, after, ids);
-      const page = rollupPageFrom(await this.call(`rollup ${kind}`, () => this.client.search<unknown, RollupAggs>(request)));
+      const walk = rollupPageRequest(this.names.ads, kind, after, ids);
+      const request = pit?.id ? onPointInTime(walk, pit.id) : walk;
+      const response = await this.call(`rollup ${kind}`, () => this.client.search<unknown, RollupAggs>(request));
+      if (pit && response.pit_id) pit.id = response.pit_id;
+      const page = rollupPageFrom(response);
       for (const bucket of page.buckets) yield entityDocumentFrom(kind, bucket);
       after = page.after;
     } while (after);

@@ -306,7 +306,15 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       created.push(String(params.path).slice(1));
       return createdIndex(String(params.path).slice(1));
     });
-    mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
+    mock.add({ method: 'POST', path: '/adi-ads/_pit' }, () => ({ id: 'pit-1', _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } }));
+    const closed: unknown[] = [];
+    mock.add({ method: 'DELETE', path: '/_pit' }, (params) => {
+      closed.push(params.body);
+      return { succeeded: true, num_freed: 1 };
+    });
+    const onPit: unknown[] = [];
+    mock.add({ method: 'POST', path: ['/adi-ads/_search', '/_search'] }, (params) => {
+      if (String(params.path) === '/_search') onPit.push((params.body as { pit?: unknown }).pit);
       const aggs = (params.body as { aggs: { day?: unknown; entities?: { composite: { after?: unknown } } } }).aggs;
       // The data's day (the max aggregation's shape in the specification's MaxAggregate).
       if (aggs.day) return searchBody({ aggregations: { day: { value: Date.parse('2026-01-31'), value_as_string: '2026-01-31' } } });
@@ -342,6 +350,10 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       'adi-apps-N',
       'adi-feed',
     ]);
+    // R11: every rollup page of every kind read the same point in time, closed at the end.
+    expect(onPit).toHaveLength(10);
+    expect(new Set(onPit.map((pit) => JSON.stringify(pit)))).toEqual(new Set([JSON.stringify({ id: 'pit-1', keep_alive: '5m' })]));
+    expect(closed).toEqual([{ id: 'pit-1' }]);
     expect(position.writes).toEqual([{ store: expect.stringMatching(/^load-\d+$/), seq: 0, from: 0, day: '2026-01-31', marks: [], lease: null }]);
     expect(indexed).toHaveLength(5);
     expect(indexed[0]).toMatchObject({ id: 'e1', ads_total: 2, record: { id: 'e1', ads_total: 2 } });

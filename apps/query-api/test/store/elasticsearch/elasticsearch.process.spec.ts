@@ -196,6 +196,8 @@ describe('query-api on Elasticsearch sends only requests the specification and t
         'indices.get_alias',
         'indices.update_aliases',
         'indices.refresh',
+        'open_point_in_time',
+        'close_point_in_time',
       ]),
     );
   });

@@ -25,7 +25,7 @@ import {
   heldAdMediaRequest,
   heldCreativeMediaRequest,
 } from '../../../../src/store/elasticsearch/queries/lookalikes.query';
-import { pageSizeOf, rollupPageRequest } from '../../../../src/store/elasticsearch/queries/rollups.query';
+import { onPointInTime, pageSizeOf, rebuildPointInTimeRequest, rollupPageRequest } from '../../../../src/store/elasticsearch/queries/rollups.query';
 import {
   previousCountsRequest,
   rankedTrendRequest,
@@ -178,6 +178,9 @@ describe('every request the engine builds validates', () => {
   it.each(ENTITY_KINDS)('rollup pages of %s, whole walk and live ids, stay within search.max_buckets', (kind) => {
     expect(searchErrors(rollupPageRequest(names.ads, kind))).toEqual([]);
     expect(searchErrors(rollupPageRequest(names.ads, kind, { key: 'x' }, ['a', 'b']))).toEqual([]);
+    // The offline rebuild's pages, on its point in time (R11).
+    expect(spec.validateRequest('open_point_in_time', rebuildPointInTimeRequest(names.ads) as unknown as Body)).toEqual([]);
+    expect(searchErrors(onPointInTime(rollupPageRequest(names.ads, kind, { key: 'x' }), 'pit-id'))).toEqual([]);
     expect(pageSizeOf(kind)).toBeGreaterThan(0);
   });
 

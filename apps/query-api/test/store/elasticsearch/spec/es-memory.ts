@@ -41,6 +41,7 @@ export class MemoryCluster {
   private readonly aliases = new Map<string, Set<string>>();
   private readonly templates = new Map<string, { patterns: RegExp[]; aliases: string[] }>();
   private seqNo = 0;
+  private readonly pits = new Map<string, string>();
 
   answer(endpoint: string, method: string, path: string, query: Record<string, string>, body: unknown): Answer | undefined {
     const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
@@ -98,8 +99,19 @@ export class MemoryCluster {
         return this.indexOne(target, parts[2] ?? '', body as Json, { ...query, ...(endpoint === 'create' || parts[1] === '_create' ? { op_type: 'create' } : {}) });
       case 'bulk':
         return { status: 200, body: this.bulk(Array.isArray(body) ? body : [], target.startsWith('_') ? undefined : target) };
-      case 'search':
-        return this.search(target, (body ?? {}) as Json);
+      case 'search': {
+        const b = (body ?? {}) as Json;
+        // On a point in time, the indices it was opened on (this double does not freeze them: it reads them now).
+        const pit = b['pit'] as Json | undefined;
+        return this.search(pit ? (this.pits.get(String(pit['id'])) ?? '') : target, b);
+      }
+      case 'open_point_in_time': {
+        const id = `pit-${this.pits.size + 1}`;
+        this.pits.set(id, target);
+        return { status: 200, body: { id, _shards: SHARDS } };
+      }
+      case 'close_point_in_time':
+        return { status: 200, body: { succeeded: this.pits.delete(String((body as Json | undefined)?.['id'])), num_freed: 1 } };
       case 'count': {
         const docs = this.docsOf(target);
         const q = ((body ?? {}) as Json)['query'];

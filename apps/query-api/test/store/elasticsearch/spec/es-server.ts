@@ -83,6 +83,10 @@ function answer(endpoint: string, path: string, body: unknown): { status: number
     }
     case 'indices.get':
       return { status: 200, body: {} };
+    case 'open_point_in_time':
+      return { status: 200, body: { id: `pit-${index}`, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } } };
+    case 'close_point_in_time':
+      return { status: 200, body: { succeeded: true, num_freed: 1 } };
     default:
       return { status: 400, body: { error: { type: 'illegal_argument_exception', reason: `the stand-in does not serve ${endpoint}` }, status: 400 } };
   }
