@@ -1,35 +1,19 @@
 /**
  * The change feed (issue 36) on the Elasticsearch engine: the shared contract suite and the equivalence property
  * (test/store/change-feed.contract.ts), the retention window and reloads. They run against the cluster at ES_URL when
- * it is set, else against the stand-in cluster in memory mode, a double for a real cluster (es-target.ts): no
- * Elasticsearch can run on the build machines. Every request the engine sends is checked against the specification
+ * it is set, or a recording of one (ES_REPLAY, or a committed recording), else against the stand-in cluster in memory
+ * mode, a double for a real cluster (es-target.ts): no Elasticsearch can run on the build machines. Every request the engine sends is checked against the specification
  * and the rules on the way, and a test fails on any violation.
  */
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import type { BulkOptions } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
-import { describeChangeFeedContract, describeChangeFeedEquivalence, feedSince, type LiveStoreUnderTest, positionOf } from '../change-feed.contract';
+import { describeChangeFeedContract, describeChangeFeedEquivalence, feedSince, positionOf } from '../change-feed.contract';
 import { FIXTURE_RECORDS } from '../store-fixture';
-import { openEsSubject, TARGET } from './es-target';
+import { openLoadedLiveStore, replayFile, targetName } from './es-target';
 
-async function openElasticsearch(records: AdRecord[], options: BulkOptions = {}): Promise<LiveStoreUnderTest & { subject: Awaited<ReturnType<typeof openEsSubject>> }> {
-  const subject = await openEsSubject(options);
-  const loaded = await subject.writer.write(records);
-  if (loaded.rejected.length) throw new Error(`fixture rows refused: ${JSON.stringify(loaded.rejected)}`);
-  await subject.writer.finish();
-  return {
-    subject,
-    store: subject.store,
-    apply: async (batch) => {
-      const result = await subject.writer.apply(batch);
-      if (result.rejected.length) throw new Error(`live rows refused: ${JSON.stringify(result.rejected)}`);
-    },
-    close: async () => {
-      const violations = subject.violations();
-      await subject.close();
-      expect(violations).toEqual([]);
-    },
-  };
-}
+const TARGET = targetName();
+
+const openElasticsearch = (records: AdRecord[], options: BulkOptions = {}) => openLoadedLiveStore(records, options);
 
 describeChangeFeedContract(`elasticsearch on ${TARGET}`, (records) => openElasticsearch(records));
 describeChangeFeedEquivalence(`elasticsearch on ${TARGET}`, (records) => openElasticsearch(records), { ads: 600, batches: 30 });
@@ -65,7 +49,8 @@ describe(`Elasticsearch change feed on ${TARGET}`, () => {
     }
   });
 
-  it('applies the batches of two writers one at a time: positions never repeat and every change is in the feed', async () => {
+  // Two writers interleave as timing has it: a replay (which answers requests in their recorded order) cannot follow.
+  (replayFile() ? it.skip : it)('applies the batches of two writers one at a time: positions never repeat and every change is in the feed', async () => {
     const subject = await openElasticsearch(FIXTURE_RECORDS);
     const other = subject.subject.otherWriter();
     try {

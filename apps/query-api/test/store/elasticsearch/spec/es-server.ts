@@ -6,7 +6,7 @@
  * endpoint's response type before it leaves. It proves requests are well-formed; it cannot prove what a cluster
  * would answer (docs/operations.md, "Elasticsearch: what has been verified").
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -171,7 +171,7 @@ export async function startStandInCluster(options: { memory?: boolean } = {}): P
 /**
  * A recording proxy in front of a real cluster (ES_URL): every request is checked like the stand-in's, forwarded
  * as received (decompressed), and the pair is appended to `file` as one NDJSON line ({request, status, response}).
- * This is the record half of record-and-replay; replaying recordings through the stand-in is not built yet.
+ * This is the record half of record-and-replay; startReplayCluster is the other.
  */
 export function startRecordingProxy(target: string, file: string): Promise<StandInCluster> {
   return startCheckingServer(async (seen, request, reply) => {
@@ -189,4 +189,78 @@ export function startRecordingProxy(target: string, file: string): Promise<Stand
     if (product) out['x-elastic-product'] = product;
     reply(answer.status, out, text);
   });
+}
+
+/** One recorded exchange, as the recording proxy appends it. */
+export interface Exchange {
+  request: Omit<SeenRequest, 'endpoint'>;
+  status: number;
+  response: unknown;
+}
+
+/**
+ * What makes two runs' requests the same request: method, path, query and body with what differs from run to run
+ * blanked out (the index prefix each store draws, generation and store ids, times, epoch milliseconds, the lease
+ * owner). Everything else must be equal: a request the engine now builds differently is not in the recording.
+ */
+export function exchangeKey(request: Omit<SeenRequest, 'endpoint'>): string {
+  const query = Object.entries(request.query).sort(([a], [b]) => a.localeCompare(b));
+  return normalised(JSON.stringify([request.method, decodeURIComponent(request.path), query, request.body ?? null]));
+}
+
+/** The index prefix es-target.ts draws for each store (`t-` and 8 hex digits). */
+const PREFIX = /\bt-[0-9a-f]{8}\b/g;
+function normalised(text: string): string {
+  return text
+    .replace(PREFIX, '<prefix>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
+    .replace(/\b\d{17}\b/g, '<generation>')
+    .replace(/\b1\d{12}\b/g, '<ms>')
+    .replace(/\b(live|load)-[0-9a-z<>-]+/g, '$1-<id>')
+    .replace(/"owner":"[0-9a-f]+"/g, '"owner":"<owner>"');
+}
+
+export interface ReplayCluster extends StandInCluster {
+  /** Requests the recording has no (more) answer for: the engine drifted from the recorded run. */
+  misses: string[];
+  /** Recorded exchanges not asked for (yet). */
+  remaining(): number;
+}
+
+/**
+ * Replays a recording (the recording proxy's NDJSON) with no cluster behind: every request is checked like the
+ * stand-in's, then answered with the recorded answer of the same request (exchangeKey), in recorded order per
+ * request, with the recorded index prefix turned into the one this run uses. A request the recording lacks is a
+ * miss: answered 500 and kept in `misses`, so the run fails naming it. This is how recordings of a real cluster
+ * (docs/operations.md, "Verification command") are kept as tests without the cluster.
+ */
+export async function startReplayCluster(file: string): Promise<ReplayCluster> {
+  const queues = new Map<string, Exchange[]>();
+  let total = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const exchange = JSON.parse(line) as Exchange;
+    const key = exchangeKey(exchange.request);
+    queues.set(key, [...(queues.get(key) ?? []), exchange]);
+    total++;
+  }
+  let served = 0;
+  const misses: string[] = [];
+  /** The prefix of the store this run is on (a bulk's path names none): answers carry it instead of the recorded one. */
+  let prefix: string | undefined;
+  const cluster = await startCheckingServer(async (seen, _request, reply) => {
+    const { endpoint: _endpoint, ...request } = seen;
+    prefix = `${decodeURIComponent(seen.path)} ${JSON.stringify(seen.body ?? null)}`.match(PREFIX)?.[0] ?? prefix;
+    const exchange = queues.get(exchangeKey(request))?.shift();
+    const headers = { 'content-type': 'application/vnd.elasticsearch+json; compatible-with=9', 'x-elastic-product': 'Elasticsearch' };
+    if (!exchange) {
+      misses.push(`${seen.method} ${seen.path} ${JSON.stringify(seen.body ?? null).slice(0, 300)}`);
+      reply(500, headers, JSON.stringify({ error: { type: 'replay_miss', reason: 'not in the recording' }, status: 500 }));
+      return;
+    }
+    served++;
+    const text = exchange.response === null ? '' : JSON.stringify(exchange.response);
+    reply(exchange.status, headers, prefix ? text.replace(PREFIX, prefix) : text);
+  });
+  return { ...cluster, misses, remaining: () => total - served };
 }
