@@ -241,10 +241,12 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   }
 
   /**
-   * The live path, in proportion to the batch: one search classifies the batch against the stored copies of its
-   * ids; the changed ads are bulk-indexed (429s retried with backoff), copies left in another month deleted, the ads
-   * refreshed; then only the entities the batch touched are recomputed from their ads and upserted into the current
-   * generation, and those entities refreshed. See the README ("Live data") for the guarantees and their limits.
+   * The live path, in proportion to the batch, one batch at a time across writers (the change feed's lease): one
+   * search classifies the batch against the stored copies of its ids; the changed ads are bulk-indexed with their feed
+   * fields (429s retried with backoff, visible when each bulk returns), copies left in another month deleted, the ads
+   * the batch's new day moved past given their `ended` entry; then only the entities the batch touched are recomputed
+   * from their ads and upserted into the current generation; last, the batch's position is published. See the README
+   * ("Live data", "Change feed") for the guarantees and their limits.
    */
   async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
     await this.installTemplates();
