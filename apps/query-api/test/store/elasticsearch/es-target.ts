@@ -1,9 +1,13 @@
 /**
- * Where the Elasticsearch engine's result tests run. With ES_URL set: the real cluster there (through the recording
- * proxy when ES_RECORD=<file.ndjson> is set too, which checks and records every request with its answer). Without it:
- * the stand-in cluster in memory mode (spec/es-memory.ts), a DOUBLE for a real cluster, which cannot run on the build
- * machines: the engine's logic is checked against our reading of Elasticsearch's documented behaviour, every request
- * against the specification and the rules. Each store gets its own index prefix and removes what it created.
+ * Where the Elasticsearch engine's result tests run, in this order:
+ * - a recording (ES_REPLAY=<dir>, or with no ES_URL the spec's recording committed under ./recordings): replayed with
+ *   nothing behind it (spec/es-server.ts startReplayCluster);
+ * - ES_URL: the real cluster there, through the recording proxy when ES_RECORD=<dir> is set too (each spec file into
+ *   <dir>/<spec>.ndjson), which checks and records every request with its answer;
+ * - otherwise the stand-in cluster in memory mode (spec/es-memory.ts), a DOUBLE for a real cluster, which cannot run on
+ *   the build machines: the engine's logic is checked against our reading of Elasticsearch's documented behaviour,
+ *   every request against the specification and the rules.
+ * Each store gets its own index prefix and removes what it created.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
