@@ -62,6 +62,8 @@ export interface BulkOptions {
   feedRetentionDays?: number;
   /** The clock of the feed's times (tests age a batch with it). */
   now?: () => number;
+  /** The clock of the feed's lease (tests move it past a renewal or past the lease). */
+  leaseClock?: () => number;
 }
 
 const DEFAULT_RETENTION_DAYS = 30;
@@ -72,12 +74,15 @@ const DEFAULT_RETENTION_DAYS = 30;
  */
 const LEASE_MS = 120_000;
 
-/** A taken lease: the position it was taken on, and the version of the position document that holds it. */
+/** A taken lease: the position it was taken on, and the version of the position document that holds it (renewed in place). */
 interface Lease {
   position: FeedPosition;
   version: PositionVersion;
   until: number;
 }
+
+/** Renew the lease when less than this is left: a long batch (a day's passing over many ads) keeps it. */
+const RENEW_BELOW_MS = LEASE_MS / 2;
 
 /** Retries of the offline load's per-item 429s by the client's bulk helper. */
 const OFFLINE_RETRIES = 6;
@@ -182,6 +187,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   /** Names this writer in the feed's lease. */
   private readonly owner = randomBytes(6).toString('hex');
   private readonly now: () => number;
+  private readonly leaseClock: () => number;
   private readonly retentionMs: number;
 
   constructor(
@@ -193,6 +199,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     this.names = indexNames(indexPrefix);
     this.layout = options.layout ?? DEFAULT_LAYOUT;
     this.now = options.now ?? Date.now;
+    this.leaseClock = options.leaseClock ?? Date.now;
     this.retentionMs = (options.feedRetentionDays ?? (Number(process.env['FEED_RETENTION_DAYS']) || DEFAULT_RETENTION_DAYS)) * DAY_MS;
   }
 
@@ -290,6 +297,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     if (staleFailures.length) throw this.refusedError('delete moved ads', staleFailures);
     if (oldDay && newDay > oldDay) await this.endPassedAds(lease, step, plan.versioned);
 
+    await this.renewLease(lease);
     await this.upsertEntities(plan.touched);
     return { tally: tally(plan, refused), step };
   }
@@ -307,7 +315,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
       for (const hit of hits) {
         if (hit._source && !inBatch.has(hit._source.id)) ended.push({ index: hit._index, doc: withFeed(hit._source, hit._source, step) });
       }
-      this.assertLease(lease);
+      await this.renewLease(lease);
       const failures = await sendBulk(this.client, adIndexActions(ended), { operation: 'end ads the day passed', policy: this.options.backoff, tolerated: [409] });
       if (failures.length) throw this.refusedError('end ads the day passed', failures);
       const last = hits.at(-1)?._source?.id;
@@ -323,20 +331,20 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
    * positions of an ad's changes follow the order its batches were applied (ADR 0010, "Change feed").
    */
   private async takeLease(): Promise<Lease> {
-    const giveUpAt = Date.now() + LEASE_MS;
+    const giveUpAt = this.leaseClock() + LEASE_MS;
     for (;;) {
       const held = positionFrom(await this.call('read feed position', () => this.client.get<FeedPosition>(positionGetRequest(this.names.feed), { ignore: [404] })));
-      const until = Date.now() + LEASE_MS;
+      const until = this.leaseClock() + LEASE_MS;
       const lease = { owner: this.owner, until };
       let position: FeedPosition;
       let version: PositionVersion;
       if (!held) {
         // A store loaded before the feed existed (or never loaded): its position starts here, at the data's day.
         const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
-        position = { store: `live-${Date.now()}-${this.owner}`, seq: 0, from: 0, day, marks: [], lease };
+        position = { store: `live-${this.leaseClock()}-${this.owner}`, seq: 0, from: 0, day, marks: [], lease };
         version = 'absent';
-      } else if (held.position.lease && held.position.lease.until > Date.now()) {
-        if (Date.now() > giveUpAt) throw ServiceError.of('unavailable', 'another writer has held the change feed for too long: the batch waits for the next try');
+      } else if (held.position.lease && held.position.lease.until > this.leaseClock()) {
+        if (this.leaseClock() > giveUpAt) throw ServiceError.of('unavailable', 'another writer has held the change feed for too long: the batch waits for the next try');
         await sleep(100 + Math.floor(Math.random() * 200));
         continue;
       } else {
@@ -352,9 +360,24 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     }
   }
 
+  /**
+   * Extends the lease by another LEASE_MS when half of it is gone, with the same condition as every write of the
+   * position: a writer that lost it (it ran out and another took it) fails here instead of writing on.
+   */
+  private async renewLease(lease: Lease): Promise<void> {
+    this.assertLease(lease);
+    if (lease.until - this.leaseClock() > RENEW_BELOW_MS) return;
+    const until = this.leaseClock() + LEASE_MS;
+    const position = { ...lease.position, lease: { owner: this.owner, until } };
+    const written = await this.call('renew feed lease', () => this.client.index(positionWriteRequest(this.names.feed, position, lease.version)));
+    lease.version = positionVersionOf(written);
+    lease.position = position;
+    lease.until = until;
+  }
+
   /** A writer paused past its lease (GC, network) sends nothing more: another may be applying the same position. */
   private assertLease(lease: Lease): void {
-    if (Date.now() > lease.until - 5_000) throw ServiceError.of('unavailable', 'the change feed lease ran out during the batch: it is applied again');
+    if (this.leaseClock() > lease.until - 5_000) throw ServiceError.of('unavailable', 'the change feed lease ran out during the batch: it is applied again');
   }
 
   private async publish(lease: Lease, step: FeedStep): Promise<void> {

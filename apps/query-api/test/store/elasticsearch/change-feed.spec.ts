@@ -36,6 +36,41 @@ describe(`Elasticsearch change feed on ${TARGET}`, () => {
     }
   });
 
+  it('renews the lease of a long batch before it runs low, and publishes', async () => {
+    // A lease clock that moves 20 s at every look: the batch is past half its lease before its entities.
+    let t = Date.now();
+    const subject = await openElasticsearch(FIXTURE_RECORDS, { leaseClock: () => (t += 20_000) });
+    try {
+      const since = await positionOf(subject.store);
+      const base = FIXTURE_RECORDS[1] as AdRecord;
+      await subject.apply([{ ...base, id: 'ad_slow' }]);
+      const positionWrites = subject.subject.requests().filter((r) => r.endpoint === 'index' && r.path.endsWith('/_doc/position'));
+      // Reset by the load, taken, renewed once, published.
+      expect(positionWrites).toHaveLength(4);
+      expect(await feedSince(subject.store, since)).toEqual([['ad_slow', 'new']]);
+    } finally {
+      await subject.close();
+    }
+  });
+
+  it('a batch whose lease runs out before its writes fails as unavailable, writes no ad, and hands the lease back', async () => {
+    let t = Date.now();
+    const subject = await openElasticsearch(FIXTURE_RECORDS, { leaseClock: () => (t += 120_000) });
+    try {
+      const since = await positionOf(subject.store);
+      const base = FIXTURE_RECORDS[1] as AdRecord;
+      await expect(subject.apply([{ ...base, id: 'ad_late' }])).rejects.toMatchObject({ code: 'unavailable' });
+      expect(subject.subject.requests().filter((r) => r.endpoint === 'bulk' && JSON.stringify(r.body).includes('ad_late'))).toEqual([]);
+      expect(await feedSince(subject.store, since)).toEqual([]);
+      // Handed back at once: another writer applies without waiting the lease out.
+      const result = await subject.subject.otherWriter({}).apply([{ ...base, id: 'ad_late' }]);
+      expect(result.added).toBe(1);
+      expect(await feedSince(subject.store, since)).toEqual([['ad_late', 'new']]);
+    } finally {
+      await subject.close();
+    }
+  });
+
   it('starts over with a reload: a watermark of the data before it is foreign', async () => {
     const subject = await openElasticsearch(FIXTURE_RECORDS);
     try {

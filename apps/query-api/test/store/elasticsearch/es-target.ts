@@ -19,7 +19,7 @@ import { type BulkOptions, ElasticsearchAdStoreWriter } from '../../../src/store
 import { createElasticsearchClient, elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
 import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { indexTemplates } from '../../../src/store/elasticsearch/mappings';
-import { type ReplayCluster, startRecordingProxy, startReplayCluster, startStandInCluster, type StandInCluster } from './spec/es-server';
+import { type ReplayCluster, type SeenRequest, startRecordingProxy, startReplayCluster, startStandInCluster, type StandInCluster } from './spec/es-server';
 
 export const ES_URL = process.env['ES_URL'];
 /** A directory: each spec file records into `<dir>/<spec file>.ndjson` (run with --runInBand, docs/operations.md). */
@@ -68,10 +68,12 @@ export interface TargetChoice {
 export interface EsSubject {
   store: ElasticsearchAdStore;
   writer: ElasticsearchAdStoreWriter;
-  /** Another writer of the same store (another replica). */
-  otherWriter(): ElasticsearchAdStoreWriter;
+  /** Another writer of the same store (another replica), with these options instead of the first writer's. */
+  otherWriter(options?: BulkOptions): ElasticsearchAdStoreWriter;
   /** Specification and rule errors of every request sent, and of the stand-in's answers. */
   violations(): string[];
+  /** Every request the target received. */
+  requests(): SeenRequest[];
   close(): Promise<void>;
 }
 
@@ -103,8 +105,9 @@ export async function openEsSubject(options: BulkOptions = {}, choice: TargetCho
   return {
     store: new ElasticsearchAdStore(client, prefix),
     writer,
-    otherWriter: () => new ElasticsearchAdStoreWriter(client, prefix, false, { backoff: { retries: 2, baseMs: 10, maxMs: 50 }, ...options }),
+    otherWriter: (other = options) => new ElasticsearchAdStoreWriter(client, prefix, false, { backoff: { retries: 2, baseMs: 10, maxMs: 50 }, ...other }),
     violations: () => [...server.violations, ...(behind?.violations ?? [])],
+    requests: () => [...server.requests],
     async close() {
       try {
         await writer.clear();
