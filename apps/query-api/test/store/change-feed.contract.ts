@@ -1,11 +1,14 @@
 /**
  * The change feed of the AdStore port (adChanges, and the position searchAds reports), pinned on the contract fixture
- * fed by live batches. An engine runs it with `describeChangeFeedContract(engine, open)`: the SQLite engine in
- * sqlite/change-feed.spec.ts.
+ * fed by live batches, and the equivalence property (describeChangeFeedEquivalence). An engine runs them with
+ * `describeChangeFeedContract(engine, open)`: SQLite in sqlite/change-feed.spec.ts, Elasticsearch in
+ * elasticsearch/change-feed.spec.ts (through the stand-in cluster, a double for a real one, or a cluster at ES_URL).
  */
 import type { AdChange } from '@adintel/contracts';
 import { toAdRecord, type AdLine } from '../../src/ingest/ad-line';
 import type { AdFilter, AdRecord, AdStore, ChangePosition, SortKey } from '../../src/store/ad-store.port';
+import { classify, visibleState } from '../../src/store/sqlite/change-log';
+import { liveSightings } from './live-sightings';
 import { FIXTURE_LINES, FIXTURE_RECORDS } from './store-fixture';
 
 export interface LiveStoreUnderTest {
@@ -139,5 +142,70 @@ export function describeChangeFeedContract(engine: string, open: OpenLiveStore):
       expect((await store.adChanges?.({ filter: {}, since: { store: 'elsewhere', seq: 0 }, limit: 5, countUpTo: 5 }))?.outcome).toBe('foreign');
       expect((await store.adChanges?.({ filter: {}, since: { ...here, seq: here.seq + 1 }, limit: 5, countUpTo: 5 }))?.outcome).toBe('foreign');
     });
+  });
+}
+
+/** What the store holds after some batches: the last sighting of each id, and the data's day (newest last sighting). */
+interface Snapshot {
+  ads: Map<string, AdRecord>;
+  day: string;
+}
+
+function snapshotAfter(firstLoad: AdRecord[], batches: AdRecord[][], count: number): Snapshot {
+  const ads = new Map(firstLoad.map((ad) => [ad.id, ad]));
+  for (const batch of batches.slice(0, count)) for (const ad of batch) ads.set(ad.id, ad);
+  const day = [...ads.values()].reduce((max, ad) => (ad.last_seen_date > max ? ad.last_seen_date : max), '');
+  return { ads, day };
+}
+
+/** The oracle: the difference of two snapshots as an agent sees it, for the ads `keep` selects (on their state now). */
+function difference(then: Snapshot, now: Snapshot, keep: (ad: AdRecord) => boolean): Map<string, AdChange> {
+  const out = new Map<string, AdChange>();
+  for (const [id, ad] of now.ads) {
+    if (!keep(ad)) continue;
+    const was = then.ads.get(id);
+    const change = classify(was ? visibleState(was, then.day) : null, visibleState(ad, now.day));
+    if (change) out.set(id, change);
+  }
+  return out;
+}
+
+/**
+ * The equivalence property of issue 36 for any engine: the feed replayed from any watermark equals the difference of
+ * two snapshots (every third batch boundary, unfiltered and filtered, through pages of the feed).
+ */
+export function describeChangeFeedEquivalence(engine: string, open: OpenLiveStore, size = { ads: 1_200, batches: 60 }): void {
+  describe(`the change feed replayed from any watermark equals the difference of two snapshots: ${engine}`, () => {
+    it('holds for every batch boundary, unfiltered and filtered, through pages of the feed', async () => {
+      const { firstLoad, batches } = liveSightings(size.ads, 0.4, size.batches);
+      const subject = await open(firstLoad);
+      try {
+        const positions: ChangePosition[] = [await positionOf(subject.store)];
+        for (const batch of batches) {
+          await subject.apply(batch);
+          positions.push(await positionOf(subject.store));
+        }
+        const now = snapshotAfter(firstLoad, batches, batches.length);
+        const filters = [
+          { filter: {}, keep: () => true },
+          { filter: { country: 'US' }, keep: (ad: AdRecord) => ad.countries.includes('US') },
+          { filter: { platforms: ['tiktok' as const] }, keep: (ad: AdRecord) => ad.platform_name === 'tiktok' },
+        ];
+        const kinds = new Set<AdChange>();
+        for (let k = 0; k <= batches.length; k += k === batches.length ? 1 : Math.min(3, batches.length - k)) {
+          const then = snapshotAfter(firstLoad, batches, k);
+          for (const { filter, keep } of filters) {
+            const expected = difference(then, now, keep);
+            const feed = await feedSince(subject.store, positions[k] as ChangePosition, filter, 97);
+            expect(feed.length).toBe(new Set(feed.map(([id]) => id)).size);
+            expect(new Map(feed)).toEqual(expected);
+            for (const change of expected.values()) kinds.add(change);
+          }
+        }
+        expect([...kinds].sort()).toEqual(['changed', 'ended', 'new', 'resumed']);
+      } finally {
+        await subject.close();
+      }
+    }, 240_000);
   });
 }

@@ -1,10 +1,11 @@
 import type { Ad, AppStore } from '@adintel/contracts';
 import type { RecordMedia } from '../record-media';
 import type { AdRecord } from '../ad-store.port';
+import type { FeedFields } from './change-feed';
 import { landingDomainSuffixes, normaliseHost } from './domain-suffixes';
 
-/** One ad as stored in `<prefix>-ads-YYYY.MM` (see mappings.ts). */
-export interface AdDocument extends Ad {
+/** One ad as stored in `<prefix>-ads-YYYY.MM` (see mappings.ts); the feed fields only once the live path changed it (change-feed.ts). */
+export interface AdDocument extends Ad, Partial<FeedFields> {
   landing_domain_suffixes: string[];
   registrable_domain: string;
   advertiser_name: string;

@@ -1,13 +1,29 @@
-import type { Client } from '@elastic/elasticsearch';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Client, errors, type estypes } from '@elastic/elasticsearch';
 import { ServiceError } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } from '../ad-store.port';
 import { type AdDocument, toAdDocument } from './ad-document';
+import { DAY_MS, type FeedPosition, type FeedStep, published, withFeed } from './change-feed';
 import { sendBulk } from './bulk-sender';
 import { createElasticsearchClient, DEFAULT_LAYOUT, type ElasticsearchSettings, type IndexLayout, toServiceError } from './es-client';
 import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames } from './index-names';
 import { indexTemplates, putMappingRequests } from './mappings';
 import type { BackoffPolicy, BulkItemFailure } from './queries/bulk.query';
 import type { EntityDocument } from './queries/entities.query';
+import {
+  DAY_PAGE,
+  type DataDayAggs,
+  dataDayFrom,
+  dataDayRequest,
+  dayPassedRequest,
+  feedIndexRequest,
+  positionFrom,
+  positionGetRequest,
+  type PositionVersion,
+  positionVersionOf,
+  positionWriteRequest,
+} from './queries/feed.query';
 import {
   adIndexActions,
   type BatchPlan,
@@ -20,7 +36,14 @@ import {
   storedAdsRequest,
   storedCopiesFrom,
 } from './queries/live.query';
-import { entityDocumentFrom, rollupPageFrom, rollupPageRequest } from './queries/rollups.query';
+import {
+  entityDocumentFrom,
+  onPointInTime,
+  rebuildPointInTimeRequest,
+  type RollupAggs,
+  rollupPageFrom,
+  rollupPageRequest,
+} from './queries/rollups.query';
 
 const TOLERANT = { ignore_unavailable: true, allow_no_indices: true } as const;
 
@@ -35,7 +58,31 @@ export interface BulkOptions {
   layout?: IndexLayout;
   /** Pause of the offline load's bulk helper before retrying 429s (default 1 s). */
   offlineRetryWaitMs?: number;
+  /** Days the change feed answers back (FEED_RETENTION_DAYS, default 30). */
+  feedRetentionDays?: number;
+  /** The clock of the feed's times (tests age a batch with it). */
+  now?: () => number;
+  /** The clock of the feed's lease (tests move it past a renewal or past the lease). */
+  leaseClock?: () => number;
 }
+
+const DEFAULT_RETENTION_DAYS = 30;
+/**
+ * How long a writer holds the feed's lease (one batch at a time, see apply), and how long another waits for it before
+ * its batch fails as unavailable (the live door applies it again later). A writer that crashed holding it delays the
+ * others by at most this much. A batch sends no write once its lease has run out (assertLease).
+ */
+const LEASE_MS = 120_000;
+
+/** A taken lease: the position it was taken on, and the version of the position document that holds it (renewed in place). */
+interface Lease {
+  position: FeedPosition;
+  version: PositionVersion;
+  until: number;
+}
+
+/** Renew the lease when less than this is left: a long batch (a day's passing over many ads) keeps it. */
+const RENEW_BELOW_MS = LEASE_MS / 2;
 
 /** Retries of the offline load's per-item 429s by the client's bulk helper. */
 const OFFLINE_RETRIES = 6;
@@ -136,6 +183,12 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   private readonly layout: IndexLayout;
   private templatesInstalled = false;
   private entityIndicesReady = false;
+  private feedIndexReady = false;
+  /** Names this writer in the feed's lease. */
+  private readonly owner = randomBytes(6).toString('hex');
+  private readonly now: () => number;
+  private readonly leaseClock: () => number;
+  private readonly retentionMs: number;
 
   constructor(
     private readonly client: Client,
@@ -145,6 +198,9 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   ) {
     this.names = indexNames(indexPrefix);
     this.layout = options.layout ?? DEFAULT_LAYOUT;
+    this.now = options.now ?? Date.now;
+    this.leaseClock = options.leaseClock ?? Date.now;
+    this.retentionMs = (options.feedRetentionDays ?? (Number(process.env['FEED_RETENTION_DAYS']) || DEFAULT_RETENTION_DAYS)) * DAY_MS;
   }
 
   static fromSettings(settings: ElasticsearchSettings, options: BulkOptions = {}): ElasticsearchAdStoreWriter {
@@ -157,13 +213,14 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   }
 
   async clear(): Promise<void> {
-    const patterns = [this.names.adsPattern, ...ENTITY_KINDS.map((kind) => this.names.entityPattern(kind))];
+    const patterns = [this.names.adsPattern, ...ENTITY_KINDS.map((kind) => this.names.entityPattern(kind)), this.names.feed];
     const existing = await this.call('list indices', () =>
       this.client.indices.get({ index: patterns, ...TOLERANT, expand_wildcards: ['open', 'closed'] }),
     );
     // Deleting by explicit names: clusters refuse wildcard deletes (action.destructive_requires_name).
     const indices = Object.keys(existing);
     if (indices.length) await this.call('delete indices', () => this.client.indices.delete({ index: indices }));
+    this.feedIndexReady = false;
   }
 
   async write(batch: readonly AdRecord[] | AsyncIterable<AdRecord>): Promise<WriteResult> {
@@ -176,28 +233,58 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     await this.installTemplates();
     await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
     const generation = new Date().toISOString().replace(/[^0-9]/g, '');
-    for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation);
+    // Every kind from the same point in time of the ads; an empty store has none to open (no index yet).
+    const opened = await this.call('open point in time', () => this.client.openPointInTime(rebuildPointInTimeRequest(this.names.ads), { ignore: [404] }));
+    const pit = { id: opened.id as string | undefined };
+    try {
+      for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation, pit);
+    } finally {
+      if (pit.id) {
+        const id = pit.id;
+        await this.call('close point in time', () => this.client.closePointInTime({ id }, { ignore: [404] }));
+      }
+    }
+    await this.resetFeed(generation);
   }
 
   /**
-   * The live path, in proportion to the batch: one search classifies the batch against the stored copies of its
-   * ids; the changed ads are bulk-indexed (429s retried with backoff), copies left in another month deleted, the ads
-   * refreshed; then only the entities the batch touched are recomputed from their ads and upserted into the current
-   * generation, and those entities refreshed. See the README ("Live data") for the guarantees and their limits.
+   * The live path, in proportion to the batch, one batch at a time across writers (the change feed's lease): one
+   * search classifies the batch against the stored copies of its ids; the changed ads are bulk-indexed with their feed
+   * fields (429s retried with backoff, visible when each bulk returns), copies left in another month deleted, the ads
+   * the batch's new day moved past given their `ended` entry; then only the entities the batch touched are recomputed
+   * from their ads and upserted into the current generation; last, the batch's position is published. See the README
+   * ("Live data", "Change feed") for the guarantees and their limits.
    */
   async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
     await this.installTemplates();
     await this.ensureEntityIndices();
+    await this.ensureFeedIndex();
+    const lease = await this.takeLease();
+    try {
+      const result = await this.applyHolding(lease, batch);
+      await this.publish(lease, result.step);
+      return result.tally;
+    } catch (error) {
+      await this.release(lease);
+      throw error;
+    }
+  }
+
+  private async applyHolding(lease: Lease, batch: readonly AdRecord[]): Promise<{ tally: ApplyResult; step: FeedStep }> {
     const ids = [...new Set(batch.map((record) => record.id))];
     const stored = new Map<string, StoredCopy[]>();
     for (const chunk of chunks(ids)) {
       const response = await this.call('read stored ads', () => this.client.search<AdDocument>(storedAdsRequest(this.names.ads, chunk)));
       for (const [id, copies] of storedCopiesFrom(response)) stored.set(id, copies);
     }
-    const plan = planBatch(this.names, batch, stored);
+    const oldDay = lease.position.day;
+    const newDay = batch.reduce((day, record) => (/^\d{4}-\d{2}-\d{2}$/.test(record.last_seen_date) && record.last_seen_date > day ? record.last_seen_date : day), oldDay);
+    const step: FeedStep = { seq: lease.position.seq + 1, at: new Date(this.now()).toISOString(), oldDay, newDay, from: lease.position.from };
+    const plan = planBatch(this.names, batch, stored, step);
 
     // `wait_for`: each bulk returns once its writes are searchable (no refresh call of its own: Elastic advises
     // against them on a write path). A 409 is a newer sighting already held (adIndexActions): nothing to write.
+    this.assertLease(lease);
     const refused = await sendBulk(this.client, adIndexActions(plan.toIndex), {
       operation: 'live bulk index',
       policy: this.options.backoff,
@@ -208,9 +295,116 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     const stale = deleteActions(plan.stale.filter((copy) => !refusedIds.has(copy.id)));
     const staleFailures = await sendBulk(this.client, stale, { operation: 'delete moved ads', policy: this.options.backoff });
     if (staleFailures.length) throw this.refusedError('delete moved ads', staleFailures);
+    if (oldDay && newDay > oldDay) await this.endPassedAds(lease, step, plan.versioned);
 
+    await this.renewLease(lease);
     await this.upsertEntities(plan.touched);
-    return tally(plan, refused);
+    return { tally: tally(plan, refused), step };
+  }
+
+  /**
+   * The ads the batch's new day moved past end without a sighting: each gets its feed entry, written over the stored
+   * version with the same external version (its last sighting), so a newer sighting written meanwhile wins (409).
+   */
+  private async endPassedAds(lease: Lease, step: FeedStep, inBatch: ReadonlySet<string>): Promise<void> {
+    let afterId: string | undefined;
+    for (;;) {
+      const request = dayPassedRequest(this.names.ads, step.oldDay, step.newDay, afterId);
+      const hits = (await this.call('read ads the day passed', () => this.client.search<AdDocument>(request))).hits.hits;
+      const ended: StoredCopy[] = [];
+      for (const hit of hits) {
+        if (hit._source && !inBatch.has(hit._source.id)) ended.push({ index: hit._index, doc: withFeed(hit._source, hit._source, step) });
+      }
+      await this.renewLease(lease);
+      const failures = await sendBulk(this.client, adIndexActions(ended), { operation: 'end ads the day passed', policy: this.options.backoff, tolerated: [409] });
+      if (failures.length) throw this.refusedError('end ads the day passed', failures);
+      const last = hits.at(-1)?._source?.id;
+      if (last === undefined || hits.length < DAY_PAGE) return;
+      afterId = last;
+    }
+  }
+
+  /**
+   * Live batches are applied one at a time across replicas: each takes the lease on the feed's position document
+   * (a conditional write, if_seq_no/if_primary_term), writes its ads with the next position, and publishes that
+   * position with the same condition. So the watermark a reader gets never names a batch still being written, and the
+   * positions of an ad's changes follow the order its batches were applied (ADR 0010, "Change feed").
+   */
+  private async takeLease(): Promise<Lease> {
+    const giveUpAt = this.leaseClock() + LEASE_MS;
+    for (;;) {
+      const held = positionFrom(await this.call('read feed position', () => this.client.get<FeedPosition>(positionGetRequest(this.names.feed), { ignore: [404] })));
+      const until = this.leaseClock() + LEASE_MS;
+      const lease = { owner: this.owner, until };
+      let position: FeedPosition;
+      let version: PositionVersion;
+      if (!held) {
+        // A store loaded before the feed existed (or never loaded): its position starts here, at the data's day.
+        const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
+        position = { store: `live-${this.leaseClock()}-${this.owner}`, seq: 0, from: 0, day, marks: [], lease };
+        version = 'absent';
+      } else if (held.position.lease && held.position.lease.until > this.leaseClock()) {
+        if (this.leaseClock() > giveUpAt) throw ServiceError.of('unavailable', 'another writer has held the change feed for too long: the batch waits for the next try');
+        await sleep(100 + Math.floor(Math.random() * 200));
+        continue;
+      } else {
+        position = { ...held.position, lease };
+        version = held.version;
+      }
+      try {
+        const written = await this.client.index(positionWriteRequest(this.names.feed, position, version));
+        return { position, version: positionVersionOf(written), until };
+      } catch (error) {
+        if (!(error instanceof errors.ResponseError && error.statusCode === 409)) throw toServiceError(error, 'take feed lease');
+      }
+    }
+  }
+
+  /**
+   * Extends the lease by another LEASE_MS when half of it is gone, with the same condition as every write of the
+   * position: a writer that lost it (it ran out and another took it) fails here instead of writing on.
+   */
+  private async renewLease(lease: Lease): Promise<void> {
+    this.assertLease(lease);
+    if (lease.until - this.leaseClock() > RENEW_BELOW_MS) return;
+    const until = this.leaseClock() + LEASE_MS;
+    const position = { ...lease.position, lease: { owner: this.owner, until } };
+    const written = await this.call('renew feed lease', () => this.client.index(positionWriteRequest(this.names.feed, position, lease.version)));
+    lease.version = positionVersionOf(written);
+    lease.position = position;
+    lease.until = until;
+  }
+
+  /** A writer paused past its lease (GC, network) sends nothing more: another may be applying the same position. */
+  private assertLease(lease: Lease): void {
+    if (this.leaseClock() > lease.until - 5_000) throw ServiceError.of('unavailable', 'the change feed lease ran out during the batch: it is applied again');
+  }
+
+  private async publish(lease: Lease, step: FeedStep): Promise<void> {
+    this.assertLease(lease);
+    const next = published(lease.position, step.seq, step.newDay, this.now(), this.retentionMs);
+    await this.call('publish feed position', () => this.client.index(positionWriteRequest(this.names.feed, next, lease.version)));
+  }
+
+  /** A failed batch hands the lease back at once (the position unchanged), so the next writer need not wait it out. */
+  private async release(lease: Lease): Promise<void> {
+    const position = { ...lease.position, lease: null };
+    await this.client.index(positionWriteRequest(this.names.feed, position, lease.version)).catch(() => undefined);
+  }
+
+  private async ensureFeedIndex(): Promise<void> {
+    if (this.feedIndexReady) return;
+    // 400 (resource_already_exists): created by an earlier writer.
+    await this.call('create feed index', () => this.client.indices.create(feedIndexRequest(this.names.feed, this.layout.replicas), { ignore: [400] }));
+    this.feedIndexReady = true;
+  }
+
+  /** An offline load is a new store: its position starts at 0 on its own data's day, and older watermarks are foreign. */
+  private async resetFeed(generation: string): Promise<void> {
+    await this.ensureFeedIndex();
+    const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
+    const position: FeedPosition = { store: `load-${generation}`, seq: 0, from: 0, day, marks: [], lease: null };
+    await this.call('reset feed position', () => this.client.index(positionWriteRequest(this.names.feed, position, 'any')));
   }
 
   /** Recomputes the touched entities of each kind from their ads, upserts them and deletes those left without ads. */
@@ -265,13 +459,14 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     if (this.ownsClient) await this.client.close();
   }
 
-  private async rebuild(kind: EntityKind, generation: string): Promise<void> {
+  /** `pit.id`: the point in time to read from; each page's answer may renew it. */
+  private async rebuild(kind: EntityKind, generation: string, pit: { id: string | undefined }): Promise<void> {
     const target = this.names.entityGeneration(kind, generation);
     await this.call('create index', () => this.client.indices.create({ index: target }));
     const rejected: RejectedRow[] = [];
     await this.call(`rollup ${kind}`, () =>
       this.client.helpers.bulk<EntityDocument<unknown>>({
-        datasource: this.rollupDocuments(kind),
+        datasource: this.rollupDocuments(kind, undefined, pit),
         onDocument: (doc) => ({ index: { _index: target, _id: doc.id } }),
         onDrop: (drop) => rejected.push({ line: 0, id: drop.document.id, reason: drop.error?.reason ?? 'rejected' }),
         refreshOnCompletion: target,
@@ -296,11 +491,14 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     );
   }
 
-  private async *rollupDocuments(kind: EntityKind, ids?: readonly string[]): AsyncGenerator<EntityDocument<unknown>> {
-    let after: Record<string, string | number> | undefined;
+  private async *rollupDocuments(kind: EntityKind, ids?: readonly string[], pit?: { id: string | undefined }): AsyncGenerator<EntityDocument<unknown>> {
+    let after: estypes.AggregationsCompositeAggregateKey | undefined;
     do {
-      const request = rollupPageRequest(this.names.ads, kind, after, ids);
-      const page = rollupPageFrom(await this.call(`rollup ${kind}`, () => this.client.search(request)));
+      const walk = rollupPageRequest(this.names.ads, kind, after, ids);
+      const request = pit?.id ? onPointInTime(walk, pit.id) : walk;
+      const response = await this.call(`rollup ${kind}`, () => this.client.search<unknown, RollupAggs>(request));
+      if (pit && response.pit_id) pit.id = response.pit_id;
+      const page = rollupPageFrom(response);
       for (const bucket of page.buckets) yield entityDocumentFrom(kind, bucket);
       after = page.after;
     } while (after);

@@ -14,11 +14,14 @@ import type {
 } from '@adintel/contracts';
 import type {
   ActivityDayData,
+  AdChangesQuery,
+  AdChangesResult,
   AdFilter,
   AdSearchQuery,
   AdStore,
   BreakdownResult,
   CatalogData,
+  ChangePosition,
   CountResult,
   DateRange,
   KeysetPage,
@@ -33,12 +36,15 @@ import type {
 } from '../ad-store.port';
 import type { RecordMedia } from '../record-media';
 import type { AdDocument } from './ad-document';
+import type { FeedPosition } from './change-feed';
+import { changesPageFrom, changesRequest, positionFrom, positionGetRequest } from './queries/feed.query';
 import { createElasticsearchClient, type ElasticsearchSettings, toServiceError } from './es-client';
 import { type EntityKind, indexNames, type IndexNames } from './index-names';
 import {
   adDetailFrom,
   adsPageFrom,
   breakdownFrom,
+  type BreakdownAggs,
   breakdownRequest,
   countAdsRequest,
   countFrom,
@@ -48,6 +54,7 @@ import {
 import {
   activityFrom,
   advertiserActivityRequest,
+  type CatalogAggs,
   catalogFrom,
   catalogRequest,
   type EntityDocument,
@@ -71,6 +78,12 @@ import {
 } from './queries/lookalikes.query';
 import {
   byGrowth,
+  type DailyAggs,
+  type DetailBucket,
+  type RankedBucket,
+  type RowsAggs,
+  type ScalingPageAggs,
+  type TimelineAggs,
   type GrowthCandidate,
   isRankedDimension,
   previousCountsFrom,
@@ -118,9 +131,29 @@ export class ElasticsearchAdStore implements AdStore {
     if (this.ownsClient) await this.client.close();
   }
 
-  async searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad>> {
+  /** The position is read before the page: a change after it is in the next feed (perhaps twice), never lost. */
+  async searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad> & { position?: ChangePosition }> {
+    const held = await this.feedPosition();
     const response = await this.search<Partial<AdDocument>>('searchAds', searchAdsRequest(this.names.ads, query));
-    return adsPageFrom(response, query);
+    const page = adsPageFrom(response, query);
+    return held ? { ...page, position: { store: held.store, seq: held.seq } } : page;
+  }
+
+  /** The change feed (change-feed.ts): the ads whose `feed_since` holds the watermark, up to the published position. */
+  async adChanges(query: AdChangesQuery): Promise<AdChangesResult> {
+    const held = await this.feedPosition();
+    if (!held || query.since.store !== held.store || query.since.seq > held.seq) return { outcome: 'foreign' };
+    if (query.since.seq < held.from) return { outcome: 'expired' };
+    const position = { store: held.store, seq: held.seq };
+    if (query.since.seq === held.seq) return { outcome: 'page', page: { rows: [], hasMore: false, lastKey: null }, count: { total: 0, estimated: false }, position };
+    const response = await this.search<Partial<AdDocument>>('adChanges', changesRequest(this.names.ads, query, held.seq));
+    return { outcome: 'page', ...changesPageFrom(response, query), position };
+  }
+
+  /** A realtime get of the position document (none: no load or live batch has written one yet). */
+  private async feedPosition(): Promise<FeedPosition | undefined> {
+    const response = await this.call('read feed position', () => this.client.get<FeedPosition>(positionGetRequest(this.names.feed), { ignore: [404] }));
+    return positionFrom(response)?.position;
   }
 
   async countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult> {
@@ -135,7 +168,7 @@ export class ElasticsearchAdStore implements AdStore {
   }
 
   async breakdown(filter: AdFilter, field: BreakdownField, limit: number): Promise<BreakdownResult> {
-    const result = breakdownFrom(await this.search('breakdown', breakdownRequest(this.names.ads, filter, field, limit)));
+    const result = breakdownFrom(await this.search<unknown, BreakdownAggs>('breakdown', breakdownRequest(this.names.ads, filter, field, limit)));
     if (field !== 'advertiser' && field !== 'webmaster') return result;
     // Names follow the entity records (their name rule), one lookup per bucket (at most `limit`).
     const kind = field === 'advertiser' ? 'advertisers' : 'webmasters';
@@ -148,25 +181,25 @@ export class ElasticsearchAdStore implements AdStore {
   async trends(query: TrendQuery): Promise<TrendResult> {
     const dimension = query.dimension;
     if (isRankedDimension(dimension)) {
-      const current = await this.search('trends', rankedTrendRequest(this.names.ads, { ...query, dimension }));
+      const current = await this.search<unknown, RowsAggs<RankedBucket>>('trends', rankedTrendRequest(this.names.ads, { ...query, dimension }));
       const keys = rankedKeysFrom(current);
       const previous = keys.length
         ? previousCountsFrom(
-            await this.search('trends', previousCountsRequest(this.names.ads, dimension, query.filter, query.previous, keys)),
+            await this.search<unknown, RowsAggs>('trends', previousCountsRequest(this.names.ads, dimension, query.filter, query.previous, keys)),
           )
         : new Map<string, number>();
       return rankedTrendFrom(dimension, current, previous);
     }
-    if (dimension === 'timeline') return timelineFrom(query, await this.search('trends', timelineRequest(this.names.ads, query)));
+    if (dimension === 'timeline') return timelineFrom(query, await this.search<unknown, TimelineAggs>('trends', timelineRequest(this.names.ads, query)));
     return this.scalingCreatives(query);
   }
 
   private async scalingCreatives(query: TrendQuery): Promise<TrendResult> {
-    let after: Record<string, string | number> | undefined;
+    let after: estypes.AggregationsCompositeAggregateKey | undefined;
     let totalAds = 0;
     let best: GrowthCandidate[] = [];
     for (let page = 0; page < MAX_SCALING_PAGES; page++) {
-      const parsed = scalingPageFrom(await this.search('trends', scalingPageRequest(this.names.ads, query, after)));
+      const parsed = scalingPageFrom(await this.search<unknown, ScalingPageAggs>('trends', scalingPageRequest(this.names.ads, query, after)));
       if (page === 0) totalAds = parsed.totalAds ?? 0;
       best = [...best, ...parsed.candidates].sort(byGrowth).slice(0, query.limit);
       if (!parsed.after) break;
@@ -174,7 +207,7 @@ export class ElasticsearchAdStore implements AdStore {
     }
     if (!best.length) return { totalAds, rows: [] };
     const keys = best.map((c) => c.key);
-    return scalingTrendFrom(best, totalAds, await this.search('trends', scalingDetailRequest(this.names.ads, query, keys)));
+    return scalingTrendFrom(best, totalAds, await this.search<unknown, RowsAggs<DetailBucket>>('trends', scalingDetailRequest(this.names.ads, query, keys)));
   }
 
   async searchAdvertisers(query: NameQuery): Promise<AdvertiserMatch[]> {
@@ -187,7 +220,7 @@ export class ElasticsearchAdStore implements AdStore {
 
   async advertiserActivity(id: string, range: DateRange): Promise<ActivityDayData[] | null> {
     if (!(await this.entity<Advertiser>('advertisers', id))) return null;
-    return activityFrom(range, await this.search('advertiserActivity', advertiserActivityRequest(this.names.ads, id, range)));
+    return activityFrom(range, await this.search<unknown, DailyAggs>('advertiserActivity', advertiserActivityRequest(this.names.ads, id, range)));
   }
 
   searchWebmasters(query: PagedNameQuery): Promise<KeysetPage<WebmasterRow>> {
@@ -237,7 +270,7 @@ export class ElasticsearchAdStore implements AdStore {
   }
 
   async catalog(): Promise<CatalogData> {
-    return catalogFrom(await this.search('catalog', catalogRequest(this.names.ads)));
+    return catalogFrom(await this.search<unknown, CatalogAggs>('catalog', catalogRequest(this.names.ads)));
   }
 
   async creativePictureHashes(): Promise<CreativeHash[]> {
@@ -271,8 +304,9 @@ export class ElasticsearchAdStore implements AdStore {
     return entityFrom(await this.search<Partial<EntityDocument<R>>>(`get ${kind}`, request));
   }
 
-  private search<T>(operation: string, request: estypes.SearchRequest): Promise<estypes.SearchResponse<T>> {
-    return this.call(operation, () => this.client.search<T>(request));
+  /** `A`: the aggregations the request names, as its parser reads them (the client's own type parameter). */
+  private search<T = unknown, A = Record<string, estypes.AggregationsAggregate>>(operation: string, request: estypes.SearchRequest): Promise<estypes.SearchResponse<T, A>> {
+    return this.call(operation, () => this.client.search<T, A>(request));
   }
 
   private async call<T>(operation: string, run: () => Promise<T>): Promise<T> {

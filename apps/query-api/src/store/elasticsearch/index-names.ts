@@ -25,6 +25,8 @@ export interface IndexNames {
   entityPattern(kind: EntityKind): string;
   entityGeneration(kind: EntityKind, generation: string): string;
   entityTemplate(kind: EntityKind): string;
+  /** The change feed's position document lives here (change-feed.ts). */
+  readonly feed: string;
 }
 
 export function indexNames(prefix: string): IndexNames {
@@ -45,5 +47,6 @@ export function indexNames(prefix: string): IndexNames {
     entityPattern: (kind) => `${prefix}-${kind}-*`,
     entityGeneration: (kind, generation) => `${prefix}-${kind}-${generation}`,
     entityTemplate: (kind) => `${prefix}-${kind}`,
+    feed: `${prefix}-feed`,
   };
 }

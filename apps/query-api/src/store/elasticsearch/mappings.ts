@@ -64,6 +64,13 @@ const adProperties: Record<string, estypes.MappingProperty> = {
   /** Media and app detail travel untouched. */
   media: stored,
   app: stored,
+  /** The change feed (change-feed.ts): the batch of the last visible change (the feed's order), and when it was applied. */
+  change_seq: { type: 'long' },
+  changed_at: { type: 'date' },
+  /** The watermarks from which the ad is in the feed: "changed since P" is one `term` on it. */
+  feed_since: { type: 'long_range' },
+  /** The ad's visible states since the retention floor, to say what changed since a watermark. */
+  feed: stored,
 };
 
 /**
@@ -93,7 +100,7 @@ export type IndexTemplate = estypes.IndicesPutIndexTemplateRequest & {
  * every existing index of each pattern when it starts (putMappings), so a new field reaches the months already
  * created; settings and analysis reach only indices created afterwards (Elasticsearch fixes them at creation).
  */
-export const TEMPLATE_VERSION = 2;
+export const TEMPLATE_VERSION = 3;
 
 /**
  * Entity deletes are external-versioned (live.query.ts): Elasticsearch keeps a delete's version as a tombstone for

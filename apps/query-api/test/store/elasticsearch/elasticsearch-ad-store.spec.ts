@@ -10,7 +10,7 @@ import type { AdRecord } from '../../../src/store/ad-store.port';
 import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
-import { responseError } from './es-mock';
+import { createdIndex, mockFeedPosition, responseError, rollupBucket, searchBody } from './es-mock';
 import { validatingMock } from './spec/validating-mock';
 
 /** Every request the client sends is checked against the Elasticsearch specification and rules (spec/). */
@@ -55,7 +55,7 @@ describe('ElasticsearchAdStore over the mock transport', () => {
     const bodies: unknown[] = [];
     mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
       bodies.push(params.body);
-      return { hits: { total: { value: 2, relation: 'eq' }, hits: [{ _source: adSource('a2') }, { _source: adSource('a1') }] } };
+      return searchBody({ total: { value: 2, relation: 'eq' }, hits: [{ _source: adSource('a2') }, { _source: adSource('a1') }] });
     });
     const page = await store.searchAds({ filter: { landingDomain: 'example.com' }, sort: 'date', order: 'desc', limit: 1 });
     expect(page.rows).toEqual([adSource('a2')]);
@@ -66,14 +66,14 @@ describe('ElasticsearchAdStore over the mock transport', () => {
   it('counts with track_total_hits and reports gte as an estimate', async () => {
     mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
       expect(params.body).toMatchObject({ size: 0, track_total_hits: 10_001 });
-      return { hits: { total: { value: 10_001, relation: 'gte' }, hits: [] } };
+      return searchBody({ total: { value: 10_001, relation: 'gte' } });
     });
     await expect(store.countAds({}, 10_000)).resolves.toEqual({ total: 10_000, estimated: true });
   });
 
   it('gets one ad with media and the merged advertiser\'s platforms', async () => {
-    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () => ({
-      hits: {
+    mock.add({ method: 'POST', path: '/adi-ads/_search' }, () =>
+      searchBody({
         hits: [
           {
             _source: {
@@ -84,11 +84,11 @@ describe('ElasticsearchAdStore over the mock transport', () => {
             },
           },
         ],
-      },
-    }));
-    mock.add({ method: 'POST', path: '/adi-advertisers/_search' }, () => ({
-      hits: { hits: [{ _source: { record: { id: 'adv-1', platforms: ['facebook', 'tiktok'] } } }] },
-    }));
+      }),
+    );
+    mock.add({ method: 'POST', path: '/adi-advertisers/_search' }, () =>
+      searchBody({ hits: [{ _index: 'adi-advertisers-1', _source: { id: 'adv-1', record: { id: 'adv-1', platforms: ['facebook', 'tiktok'] } } }] }),
+    );
     const ad = await store.getAd('a1');
     expect(ad).toMatchObject({
       id: 'a1',
@@ -99,7 +99,7 @@ describe('ElasticsearchAdStore over the mock transport', () => {
   });
 
   it('answers null for an unknown ad and an unknown webmaster', async () => {
-    mock.add({ method: 'POST', path: ['/adi-ads/_search', '/adi-webmasters/_search'] }, () => ({ hits: { hits: [] } }));
+    mock.add({ method: 'POST', path: ['/adi-ads/_search', '/adi-webmasters/_search'] }, () => searchBody());
     await expect(store.getAd('nope')).resolves.toBeNull();
     await expect(store.webmasterAdvertisers('nope', { limit: 5 })).resolves.toBeNull();
   });
@@ -125,7 +125,7 @@ describe('ElasticsearchAdStore over the mock transport', () => {
     });
     mock.add({ method: 'POST', path: '/adi-webmasters/_search' }, (params) => {
       expect(params.body).toMatchObject({ query: { prefix: { name_suffixes: { value: 'wm' } } }, size: 2 });
-      return { hits: { hits: [row('w1', 9), row('w2', 5)] } };
+      return searchBody({ hits: [row('w1', 9), row('w2', 5)].map((hit) => ({ ...hit, _index: 'adi-webmasters-1' })) });
     });
     const page = await store.searchWebmasters({ q: 'wm', limit: 1 });
     expect(page.hasMore).toBe(true);
@@ -141,28 +141,27 @@ describe('ElasticsearchAdStore over the mock transport', () => {
       const body = params.body as { aggs: Record<string, { composite?: { after?: unknown } }> };
       calls++;
       if (body.aggs['rows']) {
-        return {
-          hits: { hits: [] },
+        const first = searchBody({ hits: [{ _source: { id: 'ad-c2', creative_title: 'Two', creative_format: 'video' } }] })['hits'];
+        return searchBody({
           aggregations: {
             rows: {
-              buckets: [
-                { key: 'c2', doc_count: 4, lead: { buckets: [{ key: 'adv-2', doc_count: 4 }] }, first: { hits: { hits: [{ _source: { creative_title: 'Two', creative_format: 'video' } }] } } },
-              ],
+              doc_count_error_upper_bound: 0,
+              sum_other_doc_count: 0,
+              buckets: [{ key: 'c2', doc_count: 4, lead: { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'adv-2', doc_count: 4 }] }, first: { hits: first } }],
             },
           },
-        };
+        });
       }
       const after = body.aggs['creatives']?.composite?.after;
       const bucket = after
-        ? { key: { creative: 'c2' }, current: { doc_count: 4 }, previous: { doc_count: 0 } }
-        : { key: { creative: 'c1' }, current: { doc_count: 3 }, previous: { doc_count: 2 } };
-      return {
-        hits: { hits: [] },
+        ? { key: { creative: 'c2' }, doc_count: 4, current: { doc_count: 4 }, previous: { doc_count: 0 } }
+        : { key: { creative: 'c1' }, doc_count: 5, current: { doc_count: 3 }, previous: { doc_count: 2 } };
+      return searchBody({
         aggregations: {
           creatives: { after_key: bucket.key, buckets: after === undefined || (after as { creative: string }).creative === 'c1' ? [bucket] : [] },
-          ...(after ? {} : { in_window: { doc_count: 7 } }),
+          ...(body.aggs['in_window'] ? { in_window: { doc_count: 7 } } : {}),
         },
-      };
+      });
     });
     const result = await store.trends({
       dimension: 'scaling-creatives',
@@ -297,19 +296,30 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
     expect(rounds).toBe(7); // the first round and 6 retries
   });
 
-  it('finish() rebuilds each rollup into a new generation and swaps its alias', async () => {
+  it('finish() rebuilds each rollup into a new generation, swaps its alias, and starts the change feed of a new store', async () => {
+    const position = mockFeedPosition(mock);
     mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
     mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
     mock.add({ method: ['GET', 'POST'], path: '/:index/_refresh' }, () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
     const created: string[] = [];
     mock.add({ method: 'PUT', path: '/:index' }, (params) => {
       created.push(String(params.path).slice(1));
-      return { acknowledged: true };
+      return createdIndex(String(params.path).slice(1));
     });
-    mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
-      const composite = (params.body as { aggs: { entities: { composite: { after?: unknown } } } }).aggs.entities.composite;
-      const buckets = composite.after ? [] : [{ key: { key: 'e1' }, doc_count: 2 }];
-      return { hits: { hits: [] }, aggregations: { entities: { after_key: { key: 'e1' }, buckets } } };
+    mock.add({ method: 'POST', path: '/adi-ads/_pit' }, () => ({ id: 'pit-1', _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } }));
+    const closed: unknown[] = [];
+    mock.add({ method: 'DELETE', path: '/_pit' }, (params) => {
+      closed.push(params.body);
+      return { succeeded: true, num_freed: 1 };
+    });
+    const onPit: unknown[] = [];
+    mock.add({ method: 'POST', path: ['/adi-ads/_search', '/_search'] }, (params) => {
+      if (String(params.path) === '/_search') onPit.push((params.body as { pit?: unknown }).pit);
+      const aggs = (params.body as { aggs: { day?: unknown; entities?: { composite: { after?: unknown } } } }).aggs;
+      // The data's day (the max aggregation's shape in the specification's MaxAggregate).
+      if (aggs.day) return searchBody({ aggregations: { day: { value: Date.parse('2026-01-31'), value_as_string: '2026-01-31' } } });
+      const buckets = aggs.entities?.composite.after ? [] : [rollupBucket(params.body, 'e1', 2)];
+      return searchBody({ aggregations: { entities: { after_key: { key: 'e1' }, buckets } } });
     });
     const indexed: unknown[] = [];
     mock.add({ method: 'POST', path: '/_bulk' }, (params) => {
@@ -338,7 +348,13 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       'adi-creatives-N',
       'adi-domains-N',
       'adi-apps-N',
+      'adi-feed',
     ]);
+    // R11: every rollup page of every kind read the same point in time, closed at the end.
+    expect(onPit).toHaveLength(10);
+    expect(new Set(onPit.map((pit) => JSON.stringify(pit)))).toEqual(new Set([JSON.stringify({ id: 'pit-1', keep_alive: '5m' })]));
+    expect(closed).toEqual([{ id: 'pit-1' }]);
+    expect(position.writes).toEqual([{ store: expect.stringMatching(/^load-\d+$/), seq: 0, from: 0, day: '2026-01-31', marks: [], lease: null }]);
     expect(indexed).toHaveLength(5);
     expect(indexed[0]).toMatchObject({ id: 'e1', ads_total: 2, record: { id: 'e1', ads_total: 2 } });
     expect(swaps[0]).toEqual({ actions: [{ add: { index: created[0], alias: 'adi-advertisers' } }] });
@@ -351,7 +367,7 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
   });
 
   it('counts the stored ads on the read alias, an empty store included', async () => {
-    mock.add({ method: ['POST', 'GET'], path: '/adi-ads/_count' }, () => ({ count: 0 }));
+    mock.add({ method: ['POST', 'GET'], path: '/adi-ads/_count' }, () => ({ count: 0, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } }));
     await expect(new ElasticsearchAdStoreWriter(client, 'adi').size()).resolves.toBe(0);
   });
 });

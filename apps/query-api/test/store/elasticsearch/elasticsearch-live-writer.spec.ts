@@ -11,7 +11,7 @@ import { toAdDocument } from '../../../src/store/elasticsearch/ad-document';
 import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { FIXTURE_RECORDS } from '../store-fixture';
-import { responseError } from './es-mock';
+import { createdIndex, mockFeedPosition, responseError, rollupBucket, searchBody } from './es-mock';
 import { validatingMock } from './spec/validating-mock';
 
 /** Every request the client sends is checked against the Elasticsearch specification and rules (spec/). */
@@ -57,6 +57,7 @@ function cluster(options: {
   const seen = { bulks: [] as BulkCall[], rollups: [] as Record<string, unknown>[], refreshed: [] as string[], created: [] as unknown[], aliasLookups: 0 };
   mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
   mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
+  mockFeedPosition(mock);
   mock.add({ method: 'GET', path: '/_alias/:name' }, (params) => {
     const alias = String(params.path).split('/').pop() ?? '';
     seen.aliasLookups++;
@@ -64,23 +65,28 @@ function cluster(options: {
   });
   mock.add({ method: 'PUT', path: '/:index' }, (params) => {
     seen.created.push({ path: params.path, body: params.body });
-    return { acknowledged: true };
+    return createdIndex(String(params.path).slice(1));
   });
   mock.add({ method: ['GET', 'POST'], path: '/:index/_refresh' }, (params) => {
     seen.refreshed.push(decodeURIComponent(String(params.path).split('/')[1] ?? ''));
     return { _shards: { total: 1, successful: 1, failed: 0 } };
   });
   mock.add({ method: 'POST', path: '/adi-ads/_search' }, (params) => {
-    const body = params.body as { query?: { ids?: { values: string[] }; bool?: { filter: { terms: Record<string, string[]> }[] } }; aggs?: { entities?: { composite: { after?: unknown } } } };
+    const body = params.body as {
+      query?: { ids?: { values: string[] }; bool?: { filter: { terms: Record<string, string[]> }[] } };
+      aggs?: { day?: unknown; entities?: { composite: { after?: unknown } } };
+    };
     if (body.query?.ids) {
       const ids = new Set(body.query.ids.values);
-      return { hits: { hits: (options.stored ?? []).filter((hit) => ids.has(hit._id)) } };
+      return searchBody({ hits: (options.stored ?? []).filter((hit) => ids.has(hit._id)) as { _source: Record<string, unknown> }[] });
     }
+    // The data's day of a store without a feed position yet: none (an empty store).
+    if (body.aggs?.day) return searchBody({ aggregations: { day: { value: null } } });
     seen.rollups.push(body as Record<string, unknown>);
     const terms = body.query?.bool?.filter[0]?.terms ?? {};
     const keys = (Object.values(terms)[0] ?? []).filter((key) => (options.withAds ?? []).includes(key));
-    const buckets = body.aggs?.entities?.composite.after ? [] : keys.map((key) => ({ key: { key }, doc_count: 1 }));
-    return { hits: { hits: [] }, aggregations: { entities: { after_key: { key: keys.at(-1) ?? '' }, buckets } } };
+    const buckets = body.aggs?.entities?.composite.after ? [] : keys.map((key) => rollupBucket(body, key, 1));
+    return searchBody({ aggregations: { entities: { after_key: { key: keys.at(-1) ?? '' }, buckets } } });
   });
   mock.add({ method: ['POST', 'PUT'], path: '/_bulk' }, (params) => {
     const lines = params.body as unknown as Line[];
@@ -197,7 +203,10 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     expect(result).toEqual({ added: 0, replaced: 1, unchanged: 0, rejected: [] });
 
     const filters = seen.rollups
-      .filter((body) => !(body['aggs'] as { entities: { composite: { after?: unknown } } }).entities.composite.after)
+      .filter((body) => {
+        const entities = (body['aggs'] as { entities?: { composite: { after?: unknown } } }).entities;
+        return entities && !entities.composite.after;
+      })
       .map((body) => (body['query'] as { bool: { filter: { terms: Record<string, string[]> }[] } }).bool.filter[0]?.terms);
     expect(filters).toEqual([
       { advertiser_id: ['adv_loan', 'adv_other'] },
@@ -255,11 +264,12 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     expect(seen.bulks.filter(isAdBulk).map((call) => call.actions.length)).toEqual([1_000, 1]);
   });
 
-  it('creates generation 0 of each entity kind with its alias when no offline load made one', async () => {
+  it('creates generation 0 of each entity kind with its alias, and the feed index, when no offline load made them', async () => {
     const seen = cluster({ aliases: false });
     await writer().apply([]);
-    expect(seen.created).toEqual(
-      ['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((kind) => ({ path: `/adi-${kind}-0`, body: { aliases: { [`adi-${kind}`]: {} } } })),
-    );
+    expect(seen.created).toEqual([
+      ...['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((kind) => ({ path: `/adi-${kind}-0`, body: { aliases: { [`adi-${kind}`]: {} } } })),
+      { path: '/adi-feed', body: { settings: { number_of_shards: 1, number_of_replicas: 1 }, mappings: { enabled: false } } },
+    ]);
   });
 });

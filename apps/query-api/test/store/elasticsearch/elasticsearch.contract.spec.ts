@@ -1,50 +1,28 @@
 /**
- * The shared AdStore contract suite, and the live/offline equivalence check, against a REAL Elasticsearch 9 cluster.
- * No Elasticsearch server can run on the build machines, so this file runs only when ES_URL is set (e.g.
- * `ES_URL=http://localhost:9200 npx jest -c apps/query-api/jest.config.cjs elasticsearch.contract`) and is skipped
- * otherwise, saying why. Each store uses its own index prefix and removes what it created.
- * With ES_RECORD=<file.ndjson> too, every request goes through the recording proxy (spec/es-server.ts): checked
- * against the specification and the rules, and recorded with the cluster's answer.
+ * The shared AdStore contract suite, and the live/offline equivalence check, against a REAL Elasticsearch 9 cluster
+ * (ES_URL), or a recording of one (ES_REPLAY=<dir>, or a recording committed under ./recordings, which CI replays).
+ * No Elasticsearch server can run on the build machines and no recording of one exists yet, so without either this
+ * file is skipped, saying why. Each store uses its own index prefix and removes what it created.
+ * With ES_RECORD=<dir> too, every request goes through the recording proxy (spec/es-server.ts): checked against the
+ * specification and the rules, and recorded with the cluster's answer in <dir>/elasticsearch.contract.spec.ndjson
+ * (docs/operations.md, "Verification command").
  */
-import { randomBytes } from 'node:crypto';
 import type { AdRecord } from '../../../src/store/ad-store.port';
+import type { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
 import { describeStoreContract, type StoreUnderTest } from '../store.contract';
-import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
-import { ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
-import { createElasticsearchClient, elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
-import { indexNames } from '../../../src/store/elasticsearch/index-names';
-import { indexTemplates } from '../../../src/store/elasticsearch/mappings';
+import { clusterSemantics, openEsSubject, targetName } from './es-target';
 import { expectSameAnswers, movingSightings } from './live-equivalence';
-import { startRecordingProxy } from './spec/es-server';
 
-const esUrl = process.env['ES_URL'];
-const recordTo = process.env['ES_RECORD'];
-const proxy = esUrl && recordTo ? startRecordingProxy(esUrl, recordTo) : undefined;
-if (proxy) {
-  afterAll(async () => {
-    const running = await proxy;
-    await running.close();
-    expect(running.violations).toEqual([]);
-  });
-}
-
-/** A fresh store under its own prefix, filled by `fill` through the writer. */
+/** A fresh store under its own prefix, filled by `fill` through the writer; closing fails on any violation. */
 async function openStore(fill: (writer: ElasticsearchAdStoreWriter) => Promise<void>): Promise<StoreUnderTest> {
-  const prefix = `contract-${randomBytes(4).toString('hex')}`;
-  const url = proxy ? (await proxy).url : esUrl;
-  const settings = elasticsearchSettingsFrom({ ...process.env, ES_URL: url, ES_INDEX_PREFIX: prefix });
-  const client = createElasticsearchClient(settings);
-  const writer = new ElasticsearchAdStoreWriter(client, prefix);
-  await writer.clear();
-  await fill(writer);
+  const subject = await openEsSubject();
+  await fill(subject.writer);
   return {
-    store: new ElasticsearchAdStore(client, prefix),
+    store: subject.store,
     async close() {
-      await writer.clear();
-      for (const template of indexTemplates(indexNames(prefix))) {
-        await client.indices.deleteIndexTemplate({ name: template.name }, { ignore: [404] });
-      }
-      await client.close();
+      const violations = subject.violations();
+      await subject.close();
+      expect(violations).toEqual([]);
     },
   };
 }
@@ -62,10 +40,10 @@ const applyAll = (batches: readonly AdRecord[][]) => async (writer: Elasticsearc
   }
 };
 
-if (esUrl) {
-  describeStoreContract('elasticsearch', (records) => openStore(load(records)));
+if (clusterSemantics()) {
+  describeStoreContract(`elasticsearch on ${targetName()}`, (records) => openStore(load(records)));
 
-  describe('live apply against the offline load: elasticsearch', () => {
+  describe(`live apply against the offline load: elasticsearch on ${targetName()}`, () => {
     const sightings = movingSightings();
     const opened: StoreUnderTest[] = [];
     const open = async (fill: (writer: ElasticsearchAdStoreWriter) => Promise<void>) => {
@@ -94,8 +72,8 @@ if (esUrl) {
     }, 120_000);
   });
 } else {
-  describe.skip('AdStore contract and live equivalence: elasticsearch (skipped: ES_URL is not set, and no Elasticsearch server runs on this machine)', () => {
-    it('runs the shared contract suite and the live/offline equivalence check against the cluster at ES_URL', () => undefined);
+  describe.skip('AdStore contract and live equivalence: elasticsearch (skipped: no ES_URL, no ES_REPLAY, no committed recording; no Elasticsearch server runs on this machine)', () => {
+    it('runs the shared contract suite and the live/offline equivalence check against the cluster at ES_URL or a recording of one', () => undefined);
   });
   process.stderr.write('AdStore contract suite and live equivalence for Elasticsearch skipped: set ES_URL to run them against a real cluster\n');
 }

@@ -45,6 +45,8 @@ describe('query-api on Elasticsearch sends only requests the specification and t
   /** Tool calls that failed with a fault of ours (internal) or of the cluster link (unavailable, timeout). */
   const faults: string[] = [];
   const served = new Set<string>();
+  /** The position of the offline load (search_ads' watermark before the live sightings), for the change feed. */
+  let loadWatermark: string | null = null;
 
   /** The CLI, run asynchronously: the stand-in cluster answers from this very process. */
   const cli = (args: string[]) => promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
@@ -93,6 +95,7 @@ describe('query-api on Elasticsearch sends only requests the specification and t
   });
 
   it('applies live sightings with bulk writes that wait for visibility, and no refresh calls', async () => {
+    loadWatermark = (await send(QueryMessages.searchAds, { limit: 1 }))?.pagination.watermark ?? null;
     const producer = createRedis({ url: redis.url, name: 'es-producer' });
     try {
       for (const line of demo.slice(0, 3)) await producer.xadd(STREAM, '*', 'line', JSON.stringify({ ...line, last_seen_date: '2026-11-16' }));
@@ -133,6 +136,13 @@ describe('query-api on Elasticsearch sends only requests the specification and t
     for (const filter of filters) await send(QueryMessages.searchAds, { limit: 5, ...filter } as never);
     await send(QueryMessages.getAd, { id: String(ad['id']) });
     await send(QueryMessages.countAds, { country: 'US', limit: 30 });
+    // The change feed since the load (the live sightings came after it): the feed's page, its count, a next page.
+    expect(loadWatermark).toBeTruthy();
+    const feed = await send(QueryMessages.searchAds, { limit: 2, country: 'US', changed_since: loadWatermark ?? '' });
+    expect(feed?.pagination.watermark).toBeTruthy();
+    expect(sent('search', (_q, body) => JSON.stringify(body).includes('"feed_since"')).length).toBeGreaterThan(0);
+    if (feed?.pagination.next_cursor) await send(QueryMessages.searchAds, { limit: 2, country: 'US', changed_since: loadWatermark ?? '', cursor: feed.pagination.next_cursor });
+    await send(QueryMessages.countAds, { limit: 30, changed_since: loadWatermark ?? '' });
   });
 
   it('serves every breakdown field, the overview, and every trend dimension with its filters', async () => {
@@ -174,7 +184,21 @@ describe('query-api on Elasticsearch sends only requests the specification and t
     const media = QueryMessages.locateMedia.pattern; // files, not Elasticsearch
     expect([...served].sort()).toEqual(Object.values(QueryMessages).map((m) => m.pattern).filter((p) => p !== media).sort());
     expect(new Set(cluster.requests.map((r) => r.endpoint))).toEqual(
-      new Set(['ping', 'search', 'bulk', 'indices.put_index_template', 'indices.put_mapping', 'indices.create', 'indices.get_alias', 'indices.update_aliases', 'indices.refresh']),
+      new Set([
+        'ping',
+        'search',
+        'bulk',
+        'get',
+        'index',
+        'indices.put_index_template',
+        'indices.put_mapping',
+        'indices.create',
+        'indices.get_alias',
+        'indices.update_aliases',
+        'indices.refresh',
+        'open_point_in_time',
+        'close_point_in_time',
+      ]),
     );
   });
 });

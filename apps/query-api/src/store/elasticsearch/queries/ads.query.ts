@@ -3,7 +3,7 @@ import type { Ad, AdSort, BreakdownField, Platform } from '@adintel/contracts';
 import type { AdDetailRecord, AdFilter, AdSearchQuery, BreakdownResult, CountResult, KeysetPage, SortKey } from '../../ad-store.port';
 import { AD_FIELDS, adFromSource, type AdDocument } from '../ad-document';
 import { adFilterQuery } from './ad-filter.query';
-import { hitsOf, totalOf, type TermsAgg, termsOrder } from './responses';
+import { type Answer, hitsOf, totalOf, type TermsAgg, termsOrder } from './responses';
 
 /** Sort field per AdSort, and the `_source` field its value is read back from. */
 export const AD_SORT_FIELD: Record<AdSort, keyof Ad> = {
@@ -153,8 +153,12 @@ export function breakdownRequest(index: string, filter: AdFilter, field: Breakdo
   };
 }
 
-export function breakdownFrom(response: estypes.SearchResponse): BreakdownResult {
-  const aggs = response.aggregations as { buckets?: TermsAgg } | undefined;
+export interface BreakdownAggs {
+  buckets: TermsAgg;
+}
+
+export function breakdownFrom(response: Answer<BreakdownAggs>): BreakdownResult {
+  const aggs = response.aggregations;
   return {
     total: totalOf(response),
     buckets: (aggs?.buckets?.buckets ?? []).map((b) => ({ key: String(b.key), ads: b.doc_count })),

@@ -2,9 +2,9 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { Platform } from '@adintel/contracts';
 import type { CatalogData, DateRange, KeysetPage, NameQuery, PagedNameQuery, SortKey } from '../../ad-store.port';
 import { TOLERATE_NO_INDEX } from './ads.query';
-import { dailyActivityAggs, daysOf, dailyCountsFrom } from './trends.query';
+import { dailyActivityAggs, type DailyAggs, daysOf, dailyCountsFrom } from './trends.query';
 import { activeIn } from './ad-filter.query';
-import { hitsOf, keysOf, type TermsAgg, termsOrder, type ValueAgg } from './responses';
+import { type Answer, hitsOf, keysOf, type TermsAgg, type TermsBucket, termsOrder, type ValueAgg } from './responses';
 import type { ActivityDayData } from '../../ad-store.port';
 
 /** An entity rollup document (advertiser, webmaster, creative, domain, app): see mappings.ts. */
@@ -89,7 +89,7 @@ export function advertiserActivityRequest(index: string, advertiserId: string, r
   };
 }
 
-export function activityFrom(range: DateRange, response: estypes.SearchResponse): ActivityDayData[] {
+export function activityFrom(range: DateRange, response: Answer<DailyAggs>): ActivityDayData[] {
   const { active, created } = dailyCountsFrom(response.aggregations);
   return daysOf(range).map((date) => ({ date, new_ads: created.get(date) ?? 0, active_ads: active.get(date) ?? 0 }));
 }
@@ -124,14 +124,19 @@ export function catalogRequest(index: string): estypes.SearchRequest {
   };
 }
 
-type CoverageAgg = {
-  buckets: { key: string | number; countries?: { buckets: { key: string | number; doc_count: number; newest?: ValueAgg }[] } }[];
-};
+type CoverageAgg = TermsAgg<TermsBucket & { countries?: TermsAgg<TermsBucket & { newest?: ValueAgg }> }>;
 
-export function catalogFrom(response: estypes.SearchResponse): CatalogData {
-  const aggs = response.aggregations as
-    | { countries?: TermsAgg; categories?: TermsAgg; languages?: TermsAgg; first_seen?: ValueAgg; last_seen?: ValueAgg; coverage?: CoverageAgg }
-    | undefined;
+export interface CatalogAggs {
+  countries: TermsAgg;
+  categories: TermsAgg;
+  languages: TermsAgg;
+  first_seen: ValueAgg;
+  last_seen: ValueAgg;
+  coverage: CoverageAgg;
+}
+
+export function catalogFrom(response: Answer<CatalogAggs>): CatalogData {
+  const aggs = response.aggregations;
   const dateOf = (agg: ValueAgg | undefined) => (agg?.value === null || agg?.value === undefined ? null : (agg.value_as_string ?? null));
   return {
     countries: keysOf(aggs?.countries),

@@ -3,6 +3,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { AdRecord, RejectedRow } from '../../ad-store.port';
 import { keepingStoredMedia } from '../../record-media';
 import { type AdDocument, toAdDocument } from '../ad-document';
+import { type FeedStep, withFeed, withoutFeed } from '../change-feed';
 import { ENTITY_KINDS, type EntityKind, type IndexNames } from '../index-names';
 import { TOLERATE_NO_INDEX } from './ads.query';
 import type { BulkAction } from './bulk.query';
@@ -67,6 +68,8 @@ export interface BatchPlan {
    * writing its ads and writing its entities repairs those entities.
    */
   touched: EntityKeys;
+  /** Ids whose version this batch decides (not those whose sighting was older than the one held). */
+  versioned: Set<string>;
 }
 
 export type Outcome = 'added' | 'replaced' | 'unchanged';
@@ -87,7 +90,12 @@ const asStored = (doc: AdDocument): AdDocument => JSON.parse(JSON.stringify(doc)
  * replicas share the stream, so a batch left pending by a replica that died can be applied after newer sightings
  * of the same ads were; it must not take them back. Same day: the later record wins.
  */
-export function planBatch(names: IndexNames, batch: readonly AdRecord[], stored: ReadonlyMap<string, StoredCopy[]>): BatchPlan {
+export function planBatch(
+  names: IndexNames,
+  batch: readonly AdRecord[],
+  stored: ReadonlyMap<string, StoredCopy[]>,
+  feed?: FeedStep,
+): BatchPlan {
   const rejected: RejectedRow[] = [];
   const outcomes = new Map<string, Outcome[]>();
   const latest = new Map<string, StoredCopy>();
@@ -119,21 +127,24 @@ export function planBatch(names: IndexNames, batch: readonly AdRecord[], stored:
       continue;
     }
     const before = latest.get(id) ?? copies.find((c) => c.index === copy.index) ?? copies[0];
-    const outcome: Outcome = !before ? 'added' : before.index === copy.index && isDeepStrictEqual(before.doc, copy.doc) ? 'unchanged' : 'replaced';
+    const same = before && before.index === copy.index && isDeepStrictEqual(withoutFeed(before.doc), copy.doc);
+    const outcome: Outcome = !before ? 'added' : same ? 'unchanged' : 'replaced';
     outcomes.set(id, [...(outcomes.get(id) ?? []), outcome]);
     latest.set(id, copy);
   }
 
   const toIndex: StoredCopy[] = [];
   const stale: BatchPlan['stale'] = [];
-  for (const [id, current] of latest) {
+  for (const [id, latestCopy] of latest) {
     const copies = stored.get(id) ?? [];
+    // The feed compares what the store held before the batch with the batch's last version of the ad (change-feed.ts).
+    const current = feed ? { ...latestCopy, doc: asStored(withFeed(latestCopy.doc, newest(copies)?.doc, feed)) } : latestCopy;
     const same = copies.find((c) => c.index === current.index);
     if (!same || !isDeepStrictEqual(same.doc, current.doc)) toIndex.push(current);
     for (const old of copies) if (old.index !== current.index) stale.push({ index: old.index, id });
   }
   const keys = Object.fromEntries(ENTITY_KINDS.map((kind) => [kind, [...(touched.get(kind) ?? [])].sort()])) as EntityKeys;
-  return { toIndex, stale, outcomes, rejected, touched: keys };
+  return { toIndex, stale, outcomes, rejected, touched: keys, versioned: new Set(latest.keys()) };
 }
 
 /**

@@ -1,24 +1,22 @@
 import type { estypes } from '@elastic/elasticsearch';
 
-/** Shapes of the aggregation results the engine reads (the client types them as a wide union). */
-export interface TermsBucket {
-  key: string | number;
-  key_as_string?: string;
-  doc_count: number;
-}
-export interface TermsAgg<B = TermsBucket> {
-  buckets: B[];
-}
-export interface ValueAgg {
-  value: number | null;
-  value_as_string?: string;
-}
-export interface FilterAgg {
-  doc_count: number;
-}
-export interface TopHitsAgg<T> {
-  hits: { hits: { _source?: T }[] };
-}
+/**
+ * The aggregates the engine reads, as the client's `estypes` define them (generated from the Elasticsearch
+ * specification; the `*Keys` interfaces are the named fields without the catch-all for sub-aggregations, which each
+ * request names itself). A response is typed by its request's aggregations (`SearchResponse<TDocument, TAggregations>`,
+ * the client's own parameter), so no parser casts what it reads. Buckets are lists: the specification answers them
+ * as a map only to a request with `keyed: true`, which no request sends.
+ */
+export type TermsBucket = estypes.AggregationsStringTermsBucketKeys;
+export type TermsAgg<B = TermsBucket> = Omit<estypes.AggregationsStringTermsAggregate, 'buckets'> & { buckets: B[] };
+export type ValueAgg = estypes.AggregationsSingleMetricAggregateBase;
+export type FilterAgg = estypes.AggregationsFilterAggregateKeys;
+export type TopHitsAgg<T> = Omit<estypes.AggregationsTopHitsAggregate, 'hits'> & { hits: estypes.SearchHitsMetadata<T> };
+export type CompositeBucket<K> = Omit<estypes.AggregationsCompositeBucketKeys, 'key'> & { key: K };
+export type CompositeAgg<B> = Omit<estypes.AggregationsCompositeAggregate, 'buckets'> & { buckets: B[] };
+export type HistogramAgg = Omit<estypes.AggregationsDateHistogramAggregate, 'buckets'> & { buckets: estypes.AggregationsDateHistogramBucketKeys[] };
+/** A search response whose aggregations are those its request names (each optional: an empty index answers none). */
+export type Answer<A, T = unknown> = estypes.SearchResponse<T, Partial<A>>;
 
 /** Ranking of every top list in the port: ads desc, then key asc. */
 export const termsOrder: Record<string, estypes.SortOrder>[] = [{ _count: 'desc' }, { _key: 'asc' }];

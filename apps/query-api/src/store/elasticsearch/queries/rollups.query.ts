@@ -18,7 +18,7 @@ import type { EntityKind } from '../index-names';
 import { nameSuffixes } from '../../text';
 import type { EntityDocument } from './entities.query';
 import { DISTINCT } from './trends.query';
-import { type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, topSources, type TopHitsAgg, type ValueAgg } from './responses';
+import { type Answer, type CompositeAgg, type CompositeBucket, type FilterAgg, keysOf, type TermsAgg, type TermsBucket, termsOrder, topSources, type TopHitsAgg, type ValueAgg } from './responses';
 
 /**
  * Entity rollups: a composite aggregation walks the advertisers / webmasters / creatives / registrable
@@ -120,6 +120,23 @@ const bucketsOf = (aggs: Record<string, Agg>): number =>
 export const pageSizeOf = (kind: EntityKind): number =>
   Math.max(1, Math.min(ROLLUP_PAGE_SIZE, Math.floor(SEARCH_MAX_BUCKETS / (1 + bucketsOf(ROLLUP_AGGS[kind])))));
 
+/** How long the rebuild's point in time lives between two pages (a page takes seconds at most). */
+export const REBUILD_KEEP_ALIVE = '5m';
+
+/**
+ * The offline rebuild reads every entity kind from one point in time of the ads (R11): a composite walk has no search
+ * context of its own, so without it a write between two pages (a live batch, a late load) would skew the records.
+ */
+export function rebuildPointInTimeRequest(index: string): estypes.OpenPointInTimeRequest {
+  return { index, keep_alive: REBUILD_KEEP_ALIVE, ignore_unavailable: true };
+}
+
+/** A search on a point in time: it names no index (the point in time does) and keeps it alive for the next page. */
+export function onPointInTime(request: estypes.SearchRequest, id: string): estypes.SearchRequest {
+  const { index: _index, ignore_unavailable: _unavailable, allow_no_indices: _noIndices, ...rest } = request;
+  return { ...rest, pit: { id, keep_alive: REBUILD_KEEP_ALIVE } };
+}
+
 /**
  * One page of rollups. With `ids`, only those entities are walked (a `terms` filter on the key field: the
  * live path recomputes the entities a batch touched); an id with no ad left gets no bucket.
@@ -127,7 +144,7 @@ export const pageSizeOf = (kind: EntityKind): number =>
 export function rollupPageRequest(
   index: string,
   kind: EntityKind,
-  after?: Record<string, string | number>,
+  after?: estypes.AggregationsCompositeAggregateKey,
   ids?: readonly string[],
 ): estypes.SearchRequest {
   return {
@@ -149,9 +166,7 @@ export function rollupPageRequest(
 interface NamedBucket extends TermsBucket {
   named?: TopHitsAgg<Partial<AdDocument>>;
 }
-export interface RollupBucket {
-  key: { key: string };
-  doc_count: number;
+export interface RollupBucket extends CompositeBucket<{ key: string }> {
   named?: TopHitsAgg<Partial<AdDocument>>;
   names?: TermsAgg;
   samples?: TopHitsAgg<Partial<AdDocument>>;
@@ -173,13 +188,15 @@ export interface RollupBucket {
   last_seen?: ValueAgg;
 }
 
-export function rollupPageFrom(response: estypes.SearchResponse): {
+export interface RollupAggs {
+  entities: CompositeAgg<RollupBucket>;
+}
+
+export function rollupPageFrom(response: Answer<RollupAggs>): {
   buckets: RollupBucket[];
-  after?: Record<string, string | number>;
+  after?: estypes.AggregationsCompositeAggregateKey;
 } {
-  const entities = (response.aggregations as
-    | { entities?: { after_key?: Record<string, string | number>; buckets: RollupBucket[] } }
-    | undefined)?.entities;
+  const entities = response.aggregations?.entities;
   const buckets = entities?.buckets ?? [];
   return { buckets, after: buckets.length ? entities?.after_key : undefined };
 }

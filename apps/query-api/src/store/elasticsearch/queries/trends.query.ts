@@ -5,7 +5,11 @@ import type { AdDocument } from '../ad-document';
 import { activeIn, trendFilterQuery } from './ad-filter.query';
 import { TOLERATE_NO_INDEX } from './ads.query';
 import {
+  type Answer,
+  type CompositeAgg,
+  type CompositeBucket,
   type FilterAgg,
+  type HistogramAgg,
   keysOf,
   type TermsAgg,
   type TermsBucket,
@@ -106,12 +110,16 @@ export function previousCountsRequest(
   };
 }
 
-export function previousCountsFrom(response: estypes.SearchResponse): Map<string, number> {
-  const rows = (response.aggregations as { rows?: TermsAgg } | undefined)?.rows;
+export interface RowsAggs<B = TermsBucket> {
+  rows: TermsAgg<B>;
+}
+
+export function previousCountsFrom(response: Answer<RowsAggs>): Map<string, number> {
+  const rows = response.aggregations?.rows;
   return new Map((rows?.buckets ?? []).map((b) => [String(b.key), b.doc_count]));
 }
 
-interface RankedBucket extends TermsBucket {
+export interface RankedBucket extends TermsBucket {
   advertisers?: ValueAgg;
   top_categories?: TermsAgg;
   platforms?: TermsAgg;
@@ -123,16 +131,16 @@ interface RankedBucket extends TermsBucket {
   named?: TopHitsAgg<Partial<AdDocument>>;
 }
 
-export function rankedKeysFrom(response: estypes.SearchResponse): string[] {
-  return keysOf((response.aggregations as { rows?: TermsAgg } | undefined)?.rows);
+export function rankedKeysFrom(response: Answer<RowsAggs>): string[] {
+  return keysOf(response.aggregations?.rows);
 }
 
 export function rankedTrendFrom(
   dimension: RankedDimension,
-  response: estypes.SearchResponse,
+  response: Answer<RowsAggs<RankedBucket>>,
   previous: Map<string, number>,
 ): TrendResult {
-  const buckets = (response.aggregations as { rows?: TermsAgg<RankedBucket> } | undefined)?.rows?.buckets ?? [];
+  const buckets = response.aggregations?.rows?.buckets ?? [];
   const rows = buckets.map((bucket): TrendRowData => {
     const key = String(bucket.key);
     const base = { key, ads: bucket.doc_count, previousAds: previous.get(key) ?? 0 };
@@ -214,9 +222,14 @@ export interface DailyCounts {
   created: Map<string, number>;
 }
 
-export function dailyCountsFrom(aggregations: unknown): DailyCounts {
-  const aggs = aggregations as { active_days?: TermsAgg; new_in_range?: { days?: TermsAgg } } | undefined;
-  const byDay = (agg: TermsAgg | undefined) =>
+/** The aggregations of dailyActivityAggs, as answered. */
+export interface DailyAggs {
+  active_days?: HistogramAgg;
+  new_in_range?: FilterAgg & { days?: HistogramAgg };
+}
+
+export function dailyCountsFrom(aggs: DailyAggs | undefined): DailyCounts {
+  const byDay = (agg: HistogramAgg | undefined) =>
     new Map((agg?.buckets ?? []).map((b) => [b.key_as_string ?? String(b.key), b.doc_count]));
   return { active: byDay(aggs?.active_days), created: byDay(aggs?.new_in_range?.days) };
 }
@@ -235,7 +248,9 @@ export function timelineRequest(index: string, query: TrendQuery): estypes.Searc
 }
 
 /** One row per day of the window; previousAds = active ads on the same day of the previous window. */
-export function timelineFrom(query: TrendQuery, response: estypes.SearchResponse): TrendResult {
+export type TimelineAggs = DailyAggs & { in_window: FilterAgg };
+
+export function timelineFrom(query: TrendQuery, response: Answer<TimelineAggs>): TrendResult {
   const { active, created } = dailyCountsFrom(response.aggregations);
   const previousDays = daysOf(query.previous);
   const rows = daysOf(query.window).map((date, i): TrendRowData => {
@@ -249,7 +264,7 @@ export function timelineFrom(query: TrendQuery, response: estypes.SearchResponse
       detail: { date, new_ads: created.get(date) ?? 0, active_ads: ads },
     };
   });
-  const inWindow = (response.aggregations as { in_window?: FilterAgg } | undefined)?.in_window;
+  const inWindow = response.aggregations?.in_window;
   return { totalAds: inWindow?.doc_count ?? 0, rows };
 }
 
@@ -263,7 +278,7 @@ const SCALING_PAGE_SIZE = 5_000;
 export function scalingPageRequest(
   index: string,
   query: TrendQuery,
-  after?: Record<string, string | number>,
+  after?: estypes.AggregationsCompositeAggregateKey,
 ): estypes.SearchRequest {
   return {
     index,
@@ -291,20 +306,17 @@ export interface GrowthCandidate {
   previousAds: number;
 }
 
-export function scalingPageFrom(response: estypes.SearchResponse): {
+export interface ScalingPageAggs {
+  creatives: CompositeAgg<ScalingBucket>;
+  in_window: FilterAgg;
+}
+
+export function scalingPageFrom(response: Answer<ScalingPageAggs>): {
   candidates: GrowthCandidate[];
-  after?: Record<string, string | number>;
+  after?: estypes.AggregationsCompositeAggregateKey;
   totalAds?: number;
 } {
-  const aggs = response.aggregations as
-    | {
-        creatives?: {
-          after_key?: Record<string, string | number>;
-          buckets: { key: { creative: string }; current: FilterAgg; previous: FilterAgg }[];
-        };
-        in_window?: FilterAgg;
-      }
-    | undefined;
+  const aggs = response.aggregations;
   const buckets = aggs?.creatives?.buckets ?? [];
   return {
     candidates: buckets
@@ -344,9 +356,11 @@ export function scalingDetailRequest(index: string, query: TrendQuery, keys: str
   };
 }
 
-export function scalingTrendFrom(chosen: GrowthCandidate[], totalAds: number, detail: estypes.SearchResponse): TrendResult {
-  type DetailBucket = TermsBucket & { lead?: TermsAgg; first?: TopHitsAgg<Partial<AdDocument>> };
-  const buckets = (detail.aggregations as { rows?: TermsAgg<DetailBucket> } | undefined)?.rows?.buckets ?? [];
+type ScalingBucket = CompositeBucket<{ creative: string }> & { current: FilterAgg; previous: FilterAgg };
+export type DetailBucket = TermsBucket & { lead?: TermsAgg; first?: TopHitsAgg<Partial<AdDocument>> };
+
+export function scalingTrendFrom(chosen: GrowthCandidate[], totalAds: number, detail: Answer<RowsAggs<DetailBucket>>): TrendResult {
+  const buckets = detail.aggregations?.rows?.buckets ?? [];
   const byKey = new Map(buckets.map((b) => [String(b.key), b]));
   const rows = chosen.map((c): TrendRowData => {
     const bucket = byKey.get(c.key);

@@ -25,7 +25,7 @@ import {
   heldAdMediaRequest,
   heldCreativeMediaRequest,
 } from '../../../../src/store/elasticsearch/queries/lookalikes.query';
-import { pageSizeOf, rollupPageRequest } from '../../../../src/store/elasticsearch/queries/rollups.query';
+import { onPointInTime, pageSizeOf, rebuildPointInTimeRequest, rollupPageRequest } from '../../../../src/store/elasticsearch/queries/rollups.query';
 import {
   previousCountsRequest,
   rankedTrendRequest,
@@ -33,6 +33,15 @@ import {
   scalingPageRequest,
   timelineRequest,
 } from '../../../../src/store/elasticsearch/queries/trends.query';
+import { withFeed } from '../../../../src/store/elasticsearch/change-feed';
+import {
+  changesRequest,
+  dataDayRequest,
+  dayPassedRequest,
+  feedIndexRequest,
+  positionGetRequest,
+  positionWriteRequest,
+} from '../../../../src/store/elasticsearch/queries/feed.query';
 import { FIXTURE_RECORDS } from '../../store-fixture';
 import { bulkRuleErrors, MAX_BUCKETS, searchRuleErrors } from './es-rules';
 import { specification } from './es-spec';
@@ -169,6 +178,9 @@ describe('every request the engine builds validates', () => {
   it.each(ENTITY_KINDS)('rollup pages of %s, whole walk and live ids, stay within search.max_buckets', (kind) => {
     expect(searchErrors(rollupPageRequest(names.ads, kind))).toEqual([]);
     expect(searchErrors(rollupPageRequest(names.ads, kind, { key: 'x' }, ['a', 'b']))).toEqual([]);
+    // The offline rebuild's pages, on its point in time (R11).
+    expect(spec.validateRequest('open_point_in_time', rebuildPointInTimeRequest(names.ads) as unknown as Body)).toEqual([]);
+    expect(searchErrors(onPointInTime(rollupPageRequest(names.ads, kind, { key: 'x' }), 'pit-id'))).toEqual([]);
     expect(pageSizeOf(kind)).toBeGreaterThan(0);
   });
 
@@ -181,6 +193,32 @@ describe('every request the engine builds validates', () => {
       expect(spec.validateRequest('bulk', { operations, refresh: 'wait_for' })).toEqual([]);
       expect(bulkRuleErrors(operations)).toEqual([]);
     }
+  });
+
+  it('the change feed: its position document, the feed with every filter, first and next page, the day passing', () => {
+    const position = { store: 'load-1', seq: 7, from: 0, day: '2026-01-31', marks: [[3, '2026-01-31T10:00:00.000Z']] as [number, string][], lease: null };
+    expect(spec.validateRequest('indices.create', feedIndexRequest(names.feed, 1) as unknown as Body)).toEqual([]);
+    expect(spec.validateRequest('get', positionGetRequest(names.feed) as unknown as Body)).toEqual([]);
+    for (const version of ['absent', 'any', { if_seq_no: 4, if_primary_term: 1 }] as const) {
+      expect(spec.validateRequest('index', positionWriteRequest(names.feed, position, version) as unknown as Body)).toEqual([]);
+    }
+    for (const filter of filters) {
+      const query = { filter, since: { store: 'load-1', seq: 2 }, limit: 100, countUpTo: 10_000 };
+      expect(searchErrors(changesRequest(names.ads, query, 7))).toEqual([]);
+      expect(searchErrors(changesRequest(names.ads, { ...query, after: { value: 5, id: 'ad_9' } }, 7))).toEqual([]);
+      expect(searchErrors(changesRequest(names.ads, { ...query, limit: 0 }, 7))).toEqual([]);
+    }
+    expect(searchErrors(dataDayRequest(names.ads))).toEqual([]);
+    expect(searchErrors(dayPassedRequest(names.ads, '2026-01-30', '2026-01-31'))).toEqual([]);
+    expect(searchErrors(dayPassedRequest(names.ads, '2026-01-30', '2026-01-31', 'ad_5'))).toEqual([]);
+    // An ad document with its feed fields, as the live path writes it, is a valid bulk document of the ad mapping.
+    const record = FIXTURE_RECORDS[0] as AdRecord;
+    const step = { seq: 2, at: '2026-02-01T00:00:00.000Z', oldDay: '2026-01-31', newDay: '2026-01-31', from: 0 };
+    const changed = withFeed(toAdDocument({ ...record, countries: ['DE'] }), toAdDocument(record), step);
+    expect(changed.feed_since).toEqual([{ gte: 0, lt: 2 }]);
+    const operations = bulkOperations(adIndexActions([{ index: names.adsIndexFor(record.first_seen_date), doc: changed }]));
+    expect(spec.validateRequest('bulk', { operations, refresh: 'wait_for' })).toEqual([]);
+    expect(bulkRuleErrors(operations)).toEqual([]);
   });
 
   it('templates, mapping updates and the index layout', () => {

@@ -77,6 +77,8 @@ export function searchAnswer(index: string, body: Json): Json {
   if (kind) docs = (ids ?? valuesOf(rollupField(kind)).slice(0, 3)).map((id) => entityDocument(kind, id));
   else docs = ids ? DOCS.filter((doc) => ids.includes(String(doc['id']))) : DOCS;
   docs = docs.slice(0, Math.min(size, wanted));
+  // A change feed search (feed.query.ts) finds ads a live batch changed: they carry its feed fields.
+  if (JSON.stringify(body['query'] ?? {}).includes('"feed_since"')) docs = docs.map((doc, i) => ({ ...doc, ...feedFields(i) }));
   const tracked = body['track_total_hits'] !== false;
   const aggs = (body['aggs'] ?? body['aggregations']) as Json | undefined;
   return {
@@ -92,7 +94,19 @@ export function searchAnswer(index: string, body: Json): Json {
   };
 }
 
+/** The feed fields of an ad a live batch (position 1) brought or changed, as the writer stores them (change-feed.ts). */
+const feedFields = (i: number): Json => ({
+  change_seq: 1,
+  changed_at: '2026-11-16T12:00:00.000Z',
+  feed_since: [{ gte: 0, lt: 1 }],
+  feed: i % 2 ? { added: 1, states: [[1, 'active:x']] } : { added: 0, states: [[0, 'active:x'], [1, 'active:y']] },
+});
+
 /** One answer per aggregation, in the shape of its aggregate type (StringTerms, Composite, Cardinality, Filter, Min/Max, TopHits, DateHistogram). */
+export function aggregationsOf(aggs: Json): Json {
+  return aggregations(aggs);
+}
+
 function aggregations(aggs: Json): Json {
   return Object.fromEntries(Object.entries(aggs).map(([name, container]) => [name, aggregate(container as Json)]));
 }

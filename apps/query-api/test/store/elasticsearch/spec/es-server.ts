@@ -6,11 +6,12 @@
  * endpoint's response type before it leaves. It proves requests are well-formed; it cannot prove what a cluster
  * would answer (docs/operations.md, "Elasticsearch: what has been verified").
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { bulkAnswer, searchAnswer } from './es-answers';
+import { MemoryCluster } from './es-memory';
 import { httpRequestErrors, ndjsonLines } from './es-rules';
 import { specification } from './es-spec';
 
@@ -82,6 +83,10 @@ function answer(endpoint: string, path: string, body: unknown): { status: number
     }
     case 'indices.get':
       return { status: 200, body: {} };
+    case 'open_point_in_time':
+      return { status: 200, body: { id: `pit-${index}`, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } } };
+    case 'close_point_in_time':
+      return { status: 200, body: { succeeded: true, num_freed: 1 } };
     default:
       return { status: 400, body: { error: { type: 'illegal_argument_exception', reason: `the stand-in does not serve ${endpoint}` }, status: 400 } };
   }
@@ -137,15 +142,27 @@ async function startCheckingServer(
   };
 }
 
-export async function startStandInCluster(): Promise<StandInCluster> {
+/** Endpoints the memory answers even when the stand-in answers the rest in shape only: the feed's position document. */
+const DOCUMENT_ENDPOINTS = new Set(['get', 'index', 'create', 'indices.create']);
+
+/**
+ * `memory: true`: the stand-in keeps what it is sent and evaluates searches (es-memory.ts, a double for a real
+ * cluster), so the engine's results can be checked here; otherwise searches are answered in shape only (es-answers.ts)
+ * and only the documents written by id are kept. Either way every request and every answer is checked.
+ */
+export async function startStandInCluster(options: { memory?: boolean } = {}): Promise<StandInCluster> {
   const spec = specification();
-  const cluster: StandInCluster = await startCheckingServer(async ({ endpoint, method, path, body }, _request, reply) => {
-    const result = answer(endpoint, path, body);
-    if (result.status === 200 && result.body) {
+  const memory = new MemoryCluster();
+  const cluster: StandInCluster = await startCheckingServer(async ({ endpoint, method, path, query, body }, _request, reply) => {
+    const remembered = options.memory || DOCUMENT_ENDPOINTS.has(endpoint) ? memory.answer(endpoint, method, path, query, body) : undefined;
+    const result = remembered ?? answer(endpoint, path, body);
+    if (result.status < 300 && result.body) {
       const errors = endpoint === 'search' ? spec.validateSearchResponse((body ?? {}) as Json, result.body) : spec.validateResponse(endpoint, result.body);
       cluster.violations.push(...errors.map((e) => `answer to ${method} ${path}: ${e}`));
     }
-    if (result.status !== 200) cluster.violations.push(`${method} ${path}: ${JSON.stringify(result.body)}`);
+    // A cluster's refusals the engine expects (404 of a get, 409 of a conditional write, 400 of an index that exists)
+    // are answers; any other failure of the stand-in is a request it should not have been sent.
+    if (result.status >= 300 && !remembered) cluster.violations.push(`${method} ${path}: ${JSON.stringify(result.body)}`);
     reply(result.status, { 'content-type': 'application/vnd.elasticsearch+json; compatible-with=9', 'x-elastic-product': 'Elasticsearch' }, result.body ? JSON.stringify(result.body) : '');
   });
   return cluster;
@@ -154,7 +171,7 @@ export async function startStandInCluster(): Promise<StandInCluster> {
 /**
  * A recording proxy in front of a real cluster (ES_URL): every request is checked like the stand-in's, forwarded
  * as received (decompressed), and the pair is appended to `file` as one NDJSON line ({request, status, response}).
- * This is the record half of record-and-replay; replaying recordings through the stand-in is not built yet.
+ * This is the record half of record-and-replay; startReplayCluster is the other.
  */
 export function startRecordingProxy(target: string, file: string): Promise<StandInCluster> {
   return startCheckingServer(async (seen, request, reply) => {
@@ -172,4 +189,78 @@ export function startRecordingProxy(target: string, file: string): Promise<Stand
     if (product) out['x-elastic-product'] = product;
     reply(answer.status, out, text);
   });
+}
+
+/** One recorded exchange, as the recording proxy appends it. */
+export interface Exchange {
+  request: Omit<SeenRequest, 'endpoint'>;
+  status: number;
+  response: unknown;
+}
+
+/**
+ * What makes two runs' requests the same request: method, path, query and body with what differs from run to run
+ * blanked out (the index prefix each store draws, generation and store ids, times, epoch milliseconds, the lease
+ * owner). Everything else must be equal: a request the engine now builds differently is not in the recording.
+ */
+export function exchangeKey(request: Omit<SeenRequest, 'endpoint'>): string {
+  const query = Object.entries(request.query).sort(([a], [b]) => a.localeCompare(b));
+  return normalised(JSON.stringify([request.method, decodeURIComponent(request.path), query, request.body ?? null]));
+}
+
+/** The index prefix es-target.ts draws for each store (`t-` and 8 hex digits). */
+const PREFIX = /\bt-[0-9a-f]{8}\b/g;
+function normalised(text: string): string {
+  return text
+    .replace(PREFIX, '<prefix>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
+    .replace(/\b\d{17}\b/g, '<generation>')
+    .replace(/\b1\d{12}\b/g, '<ms>')
+    .replace(/\b(live|load)-[0-9a-z<>-]+/g, '$1-<id>')
+    .replace(/"owner":"[0-9a-f]+"/g, '"owner":"<owner>"');
+}
+
+export interface ReplayCluster extends StandInCluster {
+  /** Requests the recording has no (more) answer for: the engine drifted from the recorded run. */
+  misses: string[];
+  /** Recorded exchanges not asked for (yet). */
+  remaining(): number;
+}
+
+/**
+ * Replays a recording (the recording proxy's NDJSON) with no cluster behind: every request is checked like the
+ * stand-in's, then answered with the recorded answer of the same request (exchangeKey), in recorded order per
+ * request, with the recorded index prefix turned into the one this run uses. A request the recording lacks is a
+ * miss: answered 500 and kept in `misses`, so the run fails naming it. This is how recordings of a real cluster
+ * (docs/operations.md, "Verification command") are kept as tests without the cluster.
+ */
+export async function startReplayCluster(file: string): Promise<ReplayCluster> {
+  const queues = new Map<string, Exchange[]>();
+  let total = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const exchange = JSON.parse(line) as Exchange;
+    const key = exchangeKey(exchange.request);
+    queues.set(key, [...(queues.get(key) ?? []), exchange]);
+    total++;
+  }
+  let served = 0;
+  const misses: string[] = [];
+  /** The prefix of the store this run is on (a bulk's path names none): answers carry it instead of the recorded one. */
+  let prefix: string | undefined;
+  const cluster = await startCheckingServer(async (seen, _request, reply) => {
+    const { endpoint: _endpoint, ...request } = seen;
+    prefix = `${decodeURIComponent(seen.path)} ${JSON.stringify(seen.body ?? null)}`.match(PREFIX)?.[0] ?? prefix;
+    const exchange = queues.get(exchangeKey(request))?.shift();
+    const headers = { 'content-type': 'application/vnd.elasticsearch+json; compatible-with=9', 'x-elastic-product': 'Elasticsearch' };
+    if (!exchange) {
+      misses.push(`${seen.method} ${seen.path} ${JSON.stringify(seen.body ?? null).slice(0, 300)}`);
+      reply(500, headers, JSON.stringify({ error: { type: 'replay_miss', reason: 'not in the recording' }, status: 500 }));
+      return;
+    }
+    served++;
+    const text = exchange.response === null ? '' : JSON.stringify(exchange.response);
+    reply(exchange.status, headers, prefix ? text.replace(PREFIX, prefix) : text);
+  });
+  return { ...cluster, misses, remaining: () => total - served };
 }

@@ -20,8 +20,12 @@ it('forwards, checks and records every request with its answer', async () => {
     const page = await store.searchAds({ filter: { country: 'US' }, sort: 'date', order: 'desc', limit: 2 });
     expect(page.rows).toHaveLength(2);
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { request: { path: string; body: unknown }; status: number; response: unknown });
-    expect(lines.map((l) => [l.request.path, l.status])).toEqual([['/adi-ads/_search', 200]]);
-    expect(lines[0]?.response).toMatchObject({ hits: { hits: expect.any(Array) } });
+    // The feed's position first (none yet: 404, an answer like any other), then the page.
+    expect(lines.map((l) => [l.request.path, l.status])).toEqual([
+      ['/adi-feed/_doc/position', 404],
+      ['/adi-ads/_search', 200],
+    ]);
+    expect(lines[1]?.response).toMatchObject({ hits: { hits: expect.any(Array) } });
     expect([...proxy.violations, ...cluster.violations]).toEqual([]);
   } finally {
     await client.close();
