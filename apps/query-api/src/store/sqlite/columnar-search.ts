@@ -2,6 +2,7 @@ import { DESTINATION_TYPES, type AdSort, type SortOrder } from '@adintel/contrac
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber, reverseHost } from '../text';
 import type { AdColumns } from './ad-columns';
+import { type Alloc, localAlloc, type TypedArray } from './typed-alloc';
 
 /**
  * Ad search over the in-memory columns, for filter combinations no single index serves well
@@ -13,83 +14,106 @@ export class ColumnarAds {
   /**
    * Posting lists: the positions of each country, category, advertiser, webmaster, app and creative code,
    * ascending. A scan or a count visits only one value's ads; alone, a list's length is the exact count.
-   * Each is built on first use: a reader brings its columns forward after every live batch, and rebuilding every
-   * index there (a pass over every ad each, about 200 ms of a batch at 1M ads) would pay for the ones no query asks.
+   * A reader deriving its own columns builds each on first use (rebuilding every index after every live batch would
+   * pay for the ones no query asks); the live writer builds them all once per batch and shares them (allIndexes).
    */
-  private readonly countryPostings = once(() => ColumnarAds.postings(this.cols.countryOff, this.cols.countryVal, this.cols.n, this.cols.dicts.countries.length));
-  private readonly categoryPostings = once(() =>
-    ColumnarAds.postings(this.cols.categoryOff, this.cols.categoryVal, this.cols.n, this.cols.dicts.categories.length),
-  );
-  private readonly idPostings: Record<IdFilter, Once<Int32Array[]>> = {
-    advertiserId: once(() => ColumnarAds.keyPostings(this.cols.advertiser, this.cols.dicts.advertiserIds.length)),
-    webmasterId: once(() => ColumnarAds.keyPostings(this.cols.webmaster, this.cols.dicts.webmasterIds.length)),
-    appId: once(() => ColumnarAds.keyPostings(this.cols.app, this.cols.dicts.appIds.length)),
-    creativeId: once(() => ColumnarAds.keyPostings(this.cols.creative, this.cols.dicts.creativeIds.length)),
-  };
+  private readonly countryPostings: Once<Grouped>;
+  private readonly categoryPostings: Once<Grouped>;
+  private readonly idPostings: Record<IdFilter, Once<Grouped>>;
   /** Positions grouped by host rank (ascending within a host): a host range's ads are one slice, not in position order. */
-  private readonly byHost = once(() => (this.cols.host ? ColumnarAds.grouped(this.cols.host, this.cols.dicts.hostsReversed.length) : null));
-  /** Ads per (country, category) pair, built on first use: the count of that filter pair alone. */
-  private readonly pairCounts = once(() => this.countPairs());
+  private readonly byHost: Once<Grouped | null>;
+  /** Ads per (country, category) pair: the count of that filter pair alone. */
+  private readonly pairCounts: Once<Int32Array>;
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
-  private readonly lastSorted = once(() => sortedDays(this.cols.last));
+  private readonly lastSorted: Once<Int32Array>;
   /** Each dictionary's codes by value. */
   readonly codes: DictionaryCodes;
 
-  /** `codes`: the dictionaries' codes when the caller has them already (live-columns.ts extends them batch by batch). */
+  /**
+   * `codes`: the dictionaries' codes when the caller has them already (live-columns.ts extends them batch by batch).
+   * `indexes`: built already (by the live writer, shared-columns.ts); `alloc`: where indexes built here live.
+   */
   constructor(
     readonly cols: AdColumns,
     codes?: DictionaryCodes,
+    options: { indexes?: ColumnIndexes; alloc?: Alloc } = {},
   ) {
-    let maxRid = 0;
-    for (let i = 0; i < cols.n; i++) maxRid = Math.max(maxRid, cols.rid[i] ?? 0);
-    this.posOfRid = new Int32Array(maxRid + 1).fill(-1);
-    for (let i = 0; i < cols.n; i++) this.posOfRid[cols.rid[i] ?? 0] = i;
+    const { indexes, alloc = localAlloc } = options;
     this.codes = codes ?? dictionaryCodes(cols.dicts);
+    this.posOfRid = indexes?.posOfRid ?? ColumnarAds.positionsOfRids(cols.rid, alloc);
+    const c = cols;
+    const d = c.dicts;
+    const built = <T>(index: T | undefined, make: () => T) => once(index === undefined ? make : () => index);
+    this.countryPostings = built(indexes?.country, () => ColumnarAds.postings(c.countryOff, c.countryVal, c.n, d.countries.length, alloc));
+    this.categoryPostings = built(indexes?.category, () => ColumnarAds.postings(c.categoryOff, c.categoryVal, c.n, d.categories.length, alloc));
+    this.idPostings = {
+      advertiserId: built(indexes?.advertiserId, () => ColumnarAds.grouped(c.advertiser, d.advertiserIds.length, alloc)),
+      webmasterId: built(indexes?.webmasterId, () => ColumnarAds.grouped(c.webmaster, d.webmasterIds.length, alloc)),
+      appId: built(indexes?.appId, () => ColumnarAds.grouped(c.app, d.appIds.length, alloc)),
+      creativeId: built(indexes?.creativeId, () => ColumnarAds.grouped(c.creative, d.creativeIds.length, alloc)),
+    };
+    this.byHost = built(indexes?.host, () => (c.host ? ColumnarAds.grouped(c.host, d.hostsReversed.length, alloc) : null));
+    this.pairCounts = built(indexes?.pairs, () => this.countPairs(alloc));
+    this.lastSorted = built(indexes?.last, () => sortedDays(c.last, alloc));
   }
 
-  private static postings(offsets: Int32Array, values: Uint16Array, n: number, size: number): Int32Array[] {
-    const counts = new Int32Array(size);
-    for (let j = 0; j < values.length; j++) {
-      const v = values[j] ?? 0;
-      counts[v] = (counts[v] ?? 0) + 1;
-    }
-    const lists = Array.from(counts, (count) => new Int32Array(count));
-    const fill = new Int32Array(size);
+  /** Position of every row id (-1: none), indexed by row id. */
+  private static positionsOfRids(rid: Int32Array, alloc: Alloc): Int32Array {
+    let maxRid = 0;
+    for (const r of rid) maxRid = Math.max(maxRid, r);
+    const posOfRid = alloc(Int32Array, maxRid + 1).fill(-1);
+    rid.forEach((r, p) => {
+      posOfRid[r] = p;
+    });
+    return posOfRid;
+  }
+
+  /** Positions grouped by value of a many-values-per-ad column (offsets/values as in countryOff/countryVal). */
+  private static postings(offsets: Int32Array, values: Uint16Array, n: number, size: number, alloc: Alloc): Grouped {
+    const starts = alloc(Int32Array, size + 1);
+    for (const v of values) starts[v + 1] = at(starts, v + 1) + 1;
+    for (let k = 0; k < size; k++) starts[k + 1] = at(starts, k + 1) + at(starts, k);
+    const fill = starts.slice(0, size);
+    const positions = alloc(Int32Array, values.length);
     for (let p = 0; p < n; p++) {
-      for (let j = offsets[p] ?? 0, end = offsets[p + 1] ?? 0; j < end; j++) {
-        const v = values[j] ?? 0;
-        const list = lists[v];
-        const at = fill[v] ?? 0;
-        if (list) list[at] = p;
-        fill[v] = at + 1;
+      for (let j = at(offsets, p), end = at(offsets, p + 1); j < end; j++) {
+        const v = at(values, j);
+        positions[at(fill, v)] = p;
+        fill[v] = at(fill, v) + 1;
       }
     }
-    return lists;
+    return { positions, offsets: starts };
   }
 
   /** Positions grouped by key (counting sort; keys below 0 are left out): key k's positions, ascending, are offsets[k]..offsets[k + 1]. */
-  private static grouped(keys: Int32Array, size: number): { positions: Int32Array; offsets: Int32Array } {
-    const offsets = new Int32Array(size + 1);
-    for (let p = 0; p < keys.length; p++) {
-      const k = keys[p] ?? -1;
-      if (k >= 0) offsets[k + 1] = (offsets[k + 1] ?? 0) + 1;
-    }
-    for (let k = 0; k < size; k++) offsets[k + 1] = (offsets[k + 1] ?? 0) + (offsets[k] ?? 0);
+  private static grouped(keys: Int32Array, size: number, alloc: Alloc): Grouped {
+    const offsets = alloc(Int32Array, size + 1);
+    for (const k of keys) if (k >= 0) offsets[k + 1] = at(offsets, k + 1) + 1;
+    for (let k = 0; k < size; k++) offsets[k + 1] = at(offsets, k + 1) + at(offsets, k);
     const fill = offsets.slice(0, size);
-    const positions = new Int32Array(offsets[size] ?? 0);
-    for (let p = 0; p < keys.length; p++) {
-      const k = keys[p] ?? -1;
-      if (k < 0) continue;
-      positions[fill[k] ?? 0] = p;
-      fill[k] = (fill[k] ?? 0) + 1;
-    }
+    const positions = alloc(Int32Array, at(offsets, size));
+    keys.forEach((k, p) => {
+      if (k < 0) return;
+      positions[at(fill, k)] = p;
+      fill[k] = at(fill, k) + 1;
+    });
     return { positions, offsets };
   }
 
-  /** Posting lists of a one-value-per-ad column: one slice of its grouped positions per key. */
-  private static keyPostings(keys: Int32Array, size: number): Int32Array[] {
-    const { positions, offsets } = ColumnarAds.grouped(keys, size);
-    return Array.from({ length: size }, (_, k) => positions.subarray(offsets[k] ?? 0, offsets[k + 1] ?? 0));
+  /** Every index, built now where it was not yet: what the live writer shares with the readers for these columns. */
+  allIndexes(): ColumnIndexes {
+    return {
+      posOfRid: this.posOfRid,
+      country: this.countryPostings(),
+      category: this.categoryPostings(),
+      advertiserId: this.idPostings.advertiserId(),
+      webmasterId: this.idPostings.webmasterId(),
+      appId: this.idPostings.appId(),
+      creativeId: this.idPostings.creativeId(),
+      host: this.byHost(),
+      pairs: this.pairCounts(),
+      last: this.lastSorted(),
+    };
   }
 
   /** Whether these columns can answer a landing_domain filter (stores built before the host column cannot). */
@@ -209,12 +233,12 @@ export class ColumnarAds {
       // One host: its positions are ascending. Several: grouped by host, so a walk cannot stop early by date.
       offer('host', positions.subarray(offsets[f.hosts.from] ?? 0, offsets[f.hosts.to] ?? 0), f.hosts.to - f.hosts.from === 1);
     }
-    if (f.country >= 0) offer('country', this.countryPostings()[f.country]);
+    if (f.country >= 0) offer('country', group(this.countryPostings(), f.country));
     if (f.categories?.size === 1) {
       const [category] = f.categories;
-      offer('category', category === undefined ? undefined : this.categoryPostings()[category]);
+      offer('category', category === undefined ? undefined : group(this.categoryPostings(), category));
     }
-    for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, this.idPostings[key]()[f.ids[key]]);
+    for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, group(this.idPostings[key](), f.ids[key]));
     return best;
   }
 
@@ -315,16 +339,16 @@ export class ColumnarAds {
     return this.pairCounts()[country * c.dicts.categories.length + category] ?? 0;
   }
 
-  private countPairs(): Int32Array {
+  private countPairs(alloc: Alloc): Int32Array {
     const c = this.cols;
     const width = c.dicts.categories.length;
-    const counts = new Int32Array(c.dicts.countries.length * width);
+    const counts = alloc(Int32Array, c.dicts.countries.length * width);
     for (let p = 0; p < c.n; p++) {
-      for (let i = c.countryOff[p] ?? 0, iEnd = c.countryOff[p + 1] ?? 0; i < iEnd; i++) {
-        const row = (c.countryVal[i] ?? 0) * width;
-        for (let j = c.categoryOff[p] ?? 0, jEnd = c.categoryOff[p + 1] ?? 0; j < jEnd; j++) {
-          const at = row + (c.categoryVal[j] ?? 0);
-          counts[at] = (counts[at] ?? 0) + 1;
+      for (let i = at(c.countryOff, p), iEnd = at(c.countryOff, p + 1); i < iEnd; i++) {
+        const row = at(c.countryVal, i) * width;
+        for (let j = at(c.categoryOff, p), jEnd = at(c.categoryOff, p + 1); j < jEnd; j++) {
+          const cell = row + at(c.categoryVal, j);
+          counts[cell] = at(counts, cell) + 1;
         }
       }
     }
@@ -454,24 +478,26 @@ export class ColumnarAds {
 }
 
 /** Day numbers sorted ascending, by counting (they span a few hundred days): linear, where a comparison sort is not. */
-function sortedDays(days: Int32Array): Int32Array {
-  if (!days.length) return new Int32Array(0);
+function sortedDays(days: Int32Array, alloc: Alloc): Int32Array {
+  const out = alloc(Int32Array, days.length);
+  if (!days.length) return out;
   let min = Infinity;
   let max = -Infinity;
-  for (let i = 0; i < days.length; i++) {
-    const d = days[i] ?? 0;
+  for (const d of days) {
     if (d < min) min = d;
     if (d > max) max = d;
   }
-  if (max - min > 4 * days.length) return days.slice().sort();
-  const counts = new Int32Array(max - min + 1);
-  for (let i = 0; i < days.length; i++) counts[(days[i] ?? 0) - min] = (counts[(days[i] ?? 0) - min] ?? 0) + 1;
-  const out = new Int32Array(days.length);
-  let at = 0;
-  for (let k = 0; k < counts.length; k++) {
-    out.fill(min + k, at, at + (counts[k] ?? 0));
-    at += counts[k] ?? 0;
+  if (max - min > 4 * days.length) {
+    out.set(days);
+    return out.sort();
   }
+  const counts = new Int32Array(max - min + 1);
+  for (const d of days) counts[d - min] = at(counts, d - min) + 1;
+  let to = 0;
+  counts.forEach((count, k) => {
+    out.fill(min + k, to, to + count);
+    to += count;
+  });
   return out;
 }
 
@@ -526,16 +552,55 @@ function popcount(bits: Uint32Array): number {
   return n;
 }
 
-/** The number of values below `value` in an ascending array. */
-export function lowerBound<T extends number | string>(sorted: ArrayLike<T>, value: T): number {
+/** The number of values below `value` in an ascending list (an array, a typed array, a shared string list). */
+export function lowerBound<T extends number | string>(sorted: SortedList<T>, value: T): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as T) < value) lo = mid + 1;
+    if ((sorted.at(mid) as T) < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** What lowerBound reads of a sorted list. */
+export interface SortedList<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
+}
+
+/** Positions grouped by key: key k's positions, ascending, are positions[offsets[k]..offsets[k + 1]). */
+export interface Grouped {
+  positions: Int32Array;
+  offsets: Int32Array;
+}
+
+/** Key k's positions (a view, no copy). */
+function group(g: Grouped, k: number): Int32Array {
+  return g.positions.subarray(at(g.offsets, k), at(g.offsets, k + 1));
+}
+
+/** The indexes over one version of the columns: built once by the live writer and shared with every reader. */
+export interface ColumnIndexes {
+  posOfRid: Int32Array;
+  country: Grouped;
+  category: Grouped;
+  advertiserId: Grouped;
+  webmasterId: Grouped;
+  appId: Grouped;
+  creativeId: Grouped;
+  host: Grouped | null;
+  pairs: Int32Array;
+  last: Int32Array;
+}
+
+/**
+ * A typed array's value at an index the caller has bounded by the array's own length or offsets (0 past the end, as
+ * a zero-filled array reads): one place for what noUncheckedIndexedAccess asks of every such read.
+ */
+export function at(array: TypedArray, index: number): number {
+  return array[index] ?? 0;
 }
 
 /** A value computed on the first call and kept; `built()` says whether it was. */

@@ -2,9 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { AdStore } from '../ad-store.port';
-import type { ReaderTuning } from './ad-reader';
 import { BASE_TABLES } from './schema';
-import { type ReaderMethod, SqliteReader } from './sqlite-reader';
+import { type ReaderMethod, type ReaderOptions, SqliteReader } from './sqlite-reader';
 import { WorkerPool } from './worker-pool';
 
 export interface SqliteStoreOptions {
@@ -14,8 +13,8 @@ export interface SqliteStoreOptions {
   workers: number;
   /** The bundled worker entry; defaults to sqlite-worker.js next to the running bundle. */
   workerScript?: string;
-  /** Passed to in-process readers (tests force one search path or another). */
-  tuning?: ReaderTuning;
+  /** Passed to in-process readers (tests force one search path or another, or the columns derived by the reader). */
+  tuning?: ReaderOptions;
 }
 
 export const sqliteFileIn = (dataDir: string) => join(dataDir, 'ads.sqlite');
@@ -65,14 +64,6 @@ export class SqliteStore implements AdStore {
   }
 
   ping: AdStore['ping'] = () => this.call('ping');
-  /**
-   * A live batch was written: the workers move to it now, taking turns (WorkerPool.catchUp), off the path of the
-   * queries. Not on the port: only SQLite's query workers need it (the live writer calls it, SqliteLiveWriter). An
-   * in-process reader reads each call in a transaction of its own.
-   */
-  catchUp(): Promise<void> {
-    return this.pool ? this.pool.catchUp() : Promise.resolve();
-  }
   searchAds: AdStore['searchAds'] = (query) => this.call('searchAds', query);
   adChanges: NonNullable<AdStore['adChanges']> = (query) => this.call('adChanges', query);
   countAds: AdStore['countAds'] = (filter, exactUpTo) => this.call('countAds', filter, exactUpTo);

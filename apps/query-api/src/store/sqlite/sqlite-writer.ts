@@ -10,6 +10,8 @@ import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
 import { LiveColumns } from './live-columns';
 import { ChangeLog } from './change-log';
+import { ColumnsPublisher, type Publication } from './shared-columns';
+import { sharedAlloc } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
 import { ADDED, applyPragmasForWriting, BASE_TABLES, REMOVED, SCHEMA_VERSION, SECONDARY_INDEXES, UPDATED } from './schema';
 
@@ -26,8 +28,12 @@ export class SqliteWriter implements AdStoreWriter {
   /** The change feed's log, written with each live batch (change-log.ts). */
   private readonly changeLog: ChangeLog;
 
-  /** The columns as readers bring them forward, for checkpoints (created on the first one). */
+  /**
+   * The columns brought forward over each live batch, in shared memory (created on the first batch or checkpoint), and
+   * their publisher to this process's readers (shared-columns.ts).
+   */
   private live: LiveColumns | null = null;
+  private publisher: ColumnsPublisher | null = null;
   /** Live changes logged since the columns were last stored. */
   private changesSinceCheckpoint: number;
 
@@ -146,9 +152,14 @@ export class SqliteWriter implements AdStoreWriter {
       this.entities.applyChanges(changes);
       this.setMeta('seq', String(seq));
       this.setMeta('generation', newGeneration());
+      const publication = this.prepareColumns();
       this.db.exec('COMMIT');
+      this.publisher?.post(publication);
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      // The columns may have been brought forward over the batch rolled back: load them again on the next one.
+      this.live = null;
+      this.publisher?.restart();
       throw new Error('applying a live batch to SQLite failed', { cause: error });
     }
     this.changesSinceCheckpoint += result.added + 2 * result.replaced;
@@ -214,7 +225,7 @@ export class SqliteWriter implements AdStoreWriter {
    * columns they brought forward (same base); one that starts later loads these and replays only what follows.
    */
   checkpoint(): void {
-    const current = (this.live ??= new LiveColumns(this.db)).current();
+    const current = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current();
     const seq = this.meta('seq') ?? '0';
     if (!current) return;
     const insert = this.db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
@@ -253,9 +264,20 @@ export class SqliteWriter implements AdStoreWriter {
     step('checkpoint', () => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
+  /**
+   * The columns brought forward over the batch being applied, with every index, ready to publish: built inside the
+   * batch's transaction (this connection sees the batch), so the post right after the commit is all readers wait for.
+   */
+  private prepareColumns(): Publication | null {
+    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current();
+    if (!state) return null;
+    return (this.publisher ??= new ColumnsPublisher(this.file)).prepare(state, this.live.takeRelabels());
+  }
+
   /** Stores the columns first when live batches changed them, so the next start replays nothing. */
   async close(): Promise<void> {
     if (!this.db.isOpen) return;
+    this.publisher?.close();
     if (this.changesSinceCheckpoint > 0) this.checkpoint();
     this.db.close();
   }
