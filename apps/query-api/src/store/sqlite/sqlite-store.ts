@@ -13,7 +13,7 @@ export interface SqliteStoreOptions {
   workers: number;
   /** The bundled worker entry; defaults to sqlite-worker.js next to the running bundle. */
   workerScript?: string;
-  /** Passed to in-process readers (tests force one search path or another, or the columns derived by the reader). */
+  /** Passed to in-process readers (tests force one search path or another); `follow` to the workers too. */
   tuning?: ReaderOptions;
 }
 
@@ -42,7 +42,7 @@ export class SqliteStore implements AdStore {
         : [join(__dirname, 'sqlite-worker.js'), join(dirname(process.argv[1] ?? '.'), 'sqlite-worker.js')];
       const script = candidates.find((c) => existsSync(c));
       if (!script) throw new Error(`the query worker script is missing (${candidates.join(', ')}): build query-api first`);
-      this.pool = new WorkerPool(script, options.file, options.workers);
+      this.pool = new WorkerPool(script, options.file, options.workers, options.tuning?.follow ?? true);
       this.inline = null;
     } else {
       this.pool = null;
@@ -61,6 +61,11 @@ export class SqliteStore implements AdStore {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /** CPU time each query worker has used so far (µs; none in-process), for the benchmarks. */
+  workerCpuUsage(): Promise<NodeJS.CpuUsage[]> {
+    return this.pool ? this.pool.cpuUsage() : Promise.resolve([]);
   }
 
   ping: AdStore['ping'] = () => this.call('ping');

@@ -6,7 +6,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteReader } from './sqlite-reader';
 import type { WorkerReply, WorkerRequest } from './worker-pool';
 
-const reader = new SqliteReader((workerData as { file: string }).file);
+const { file, follow } = workerData as { file: string; follow?: boolean };
+const reader = new SqliteReader(file, { follow });
 try {
   reader.warmUp();
 } catch {

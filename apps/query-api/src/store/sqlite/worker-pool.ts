@@ -47,10 +47,12 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
 
+  /** `follow`: workers take the live writer's published columns (false: each derives its own; the benchmark's baseline). */
   constructor(
     private readonly script: string,
     private readonly file: string,
     size: number,
+    private readonly follow = true,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -68,6 +70,11 @@ export class WorkerPool {
       slot.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, scan });
       if (slot.batch.push({ id, method, args }) === 1) queueMicrotask(() => this.post(slot));
     });
+  }
+
+  /** CPU time each worker thread has used so far (µs), for the benchmarks. */
+  cpuUsage(): Promise<NodeJS.CpuUsage[]> {
+    return Promise.all(this.slots.map((slot) => slot.worker.cpuUsage()));
   }
 
   async close(): Promise<void> {
@@ -104,7 +111,7 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.script, { workerData: { file: this.file } });
+    const worker = new Worker(this.script, { workerData: { file: this.file, follow: this.follow } });
     const slot: Slot = { worker, pending: new Map(), batch: [] };
     worker.on('message', (replies: WorkerReply[]) => {
       for (const reply of replies) {
