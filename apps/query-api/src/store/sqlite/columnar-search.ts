@@ -129,15 +129,15 @@ export class ColumnarAds {
     const c = this.cols;
     switch (sort) {
       case 'date':
-        return c.first[p] ?? 0;
+        return at(c.first, p);
       case 'days_active':
-        return (c.last[p] ?? 0) - (c.first[p] ?? 0);
+        return at(c.last, p) - at(c.first, p);
       case 'activity_days_amount':
-        return c.activity[p] ?? 0;
+        return at(c.activity, p);
       case 'most_popular':
-        return c.popularity[p] ?? 0;
+        return at(c.popularity, p);
       case 'impressions':
-        return c.impressions[p] ?? 0;
+        return at(c.impressions, p);
     }
   }
 
@@ -205,15 +205,15 @@ export class ColumnarAds {
       if (webmaster >= 0 && c.webmaster[p] !== webmaster) return false;
       if (app >= 0 && c.app[p] !== app) return false;
       if (creative >= 0 && c.creative[p] !== creative) return false;
-      if ((c.last[p] ?? 0) < from || (c.first[p] ?? 0) > to) return false;
+      if (at(c.last, p) < from || at(c.first, p) > to) return false;
       if (country >= 0) {
         let found = false;
-        for (let j = c.countryOff[p] ?? 0, end = c.countryOff[p + 1] ?? 0; j < end && !found; j++) found = c.countryVal[j] === country;
+        for (let j = at(c.countryOff, p), end = at(c.countryOff, p + 1); j < end && !found; j++) found = c.countryVal[j] === country;
         if (!found) return false;
       }
       if (checkCategories) {
         let found = false;
-        for (let j = c.categoryOff[p] ?? 0, end = c.categoryOff[p + 1] ?? 0; j < end && !found; j++) found = checkCategories.has(c.categoryVal[j] ?? -3);
+        for (let j = at(c.categoryOff, p), end = at(c.categoryOff, p + 1); j < end && !found; j++) found = checkCategories.has(c.categoryVal[j] ?? -3);
         if (!found) return false;
       }
       return true;
@@ -231,7 +231,7 @@ export class ColumnarAds {
     if (f.hosts && byHost) {
       const { positions, offsets } = byHost;
       // One host: its positions are ascending. Several: grouped by host, so a walk cannot stop early by date.
-      offer('host', positions.subarray(offsets[f.hosts.from] ?? 0, offsets[f.hosts.to] ?? 0), f.hosts.to - f.hosts.from === 1);
+      offer('host', positions.subarray(at(offsets, f.hosts.from), at(offsets, f.hosts.to)), f.hosts.to - f.hosts.from === 1);
     }
     if (f.country >= 0) offer('country', group(this.countryPostings(), f.country));
     if (f.categories?.size === 1) {
@@ -305,17 +305,17 @@ export class ColumnarAds {
       return Math.min(bound, this.end(f.to) - lowerBound(this.lastSorted(), f.from));
     }
     const matches = this.matcher(f, driver);
-    const inWords = bits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
+    const inWords = bits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
     let n = 0;
     if (postings) {
       const list = postings.positions;
       for (let i = 0; i < list.length; i++) {
-        const p = list[i] ?? 0;
+        const p = at(list, i);
         if ((!inWords || inWords(p)) && matches(p) && ++n >= bound) return n;
       }
     } else if (bits) {
       for (let w = 0; w < bits.length; w++) {
-        let word = bits[w] ?? 0;
+        let word = at(bits, w);
         while (word !== 0) {
           const bit = 31 - Math.clz32(word & -word);
           word = (word ^ (1 << bit)) >>> 0;
@@ -336,7 +336,7 @@ export class ColumnarAds {
   /** Ads in this country and this category (one pass over the columns on first use, then a lookup). */
   private countryCategoryCount(country: number, category: number): number {
     const c = this.cols;
-    return this.pairCounts()[country * c.dicts.categories.length + category] ?? 0;
+    return at(this.pairCounts(), country * c.dicts.categories.length + category);
   }
 
   private countPairs(alloc: Alloc): Int32Array {
@@ -380,9 +380,9 @@ export class ColumnarAds {
     const bits = new Uint32Array((this.cols.n + 31) >>> 5);
     for (const rid of rids) {
       const p = this.positionOf(rid);
-      if (p >= 0) bits[p >>> 5] = (bits[p >>> 5] ?? 0) | (1 << (p & 31));
+      if (p >= 0) bits[p >>> 5] = at(bits, p >>> 5) | (1 << (p & 31));
     }
-    return (p) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
+    return (p) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0;
   }
 
   /**
@@ -404,7 +404,7 @@ export class ColumnarAds {
     const postings = this.shortestPostings(f);
     // Walk the shortest source: a posting list (checking the word bits when there are some) or the word bits.
     const walkBits = bits !== null && (!postings || popcount(bits) < postings.positions.length);
-    const inWords = bits && !walkBits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : null;
+    const inWords = bits && !walkBits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : null;
     const driver = walkBits ? null : (postings?.driver ?? null);
     const filterMatches = this.matcher(f, driver);
     const matches = inWords ? (p: number) => inWords(p) && filterMatches(p) : filterMatches;
@@ -422,7 +422,7 @@ export class ColumnarAds {
       if (best.length === k && sign * (this.sortValue(sort, p) - (best[k - 1]?.v ?? 0)) > 0) return;
       if (!matches(p)) return;
       const v = this.sortValue(sort, p);
-      const r = c.idRank[p] ?? 0;
+      const r = at(c.idRank, p);
       if (after && !precedes(afterValue, after.idRank, v, r)) return;
       if (best.length === k) {
         const worst = best[k - 1];
@@ -447,7 +447,7 @@ export class ColumnarAds {
     const done = () => inOrder && best.length === k;
     if (walkBits && bits) {
       for (let w = descending ? bits.length - 1 : 0; descending ? w >= 0 : w < bits.length; w += descending ? -1 : 1) {
-        let word = bits[w] ?? 0;
+        let word = at(bits, w);
         while (word !== 0) {
           const bit = descending ? 31 - Math.clz32(word) : 31 - Math.clz32(word & -word);
           word = (word ^ (1 << bit)) >>> 0;
@@ -464,10 +464,10 @@ export class ColumnarAds {
     } else {
       const list = postings?.positions ?? null;
       const length = list ? list.length : this.end(f.to);
-      const at = list ? (i: number) => list[i] ?? 0 : (i: number) => i;
+      const positionAt = list ? (i: number) => at(list, i) : (i: number) => i;
       const inCandidates = candidates ? this.membership(candidates) : null;
       for (let i = descending ? length - 1 : 0; descending ? i >= 0 : i < length; i += descending ? -1 : 1) {
-        const p = at(i);
+        const p = positionAt(i);
         if (inCandidates && !inCandidates(p)) continue;
         consider(p);
         if (done()) break;
@@ -544,7 +544,7 @@ interface CompiledFilter {
 function popcount(bits: Uint32Array): number {
   let n = 0;
   for (let i = 0; i < bits.length; i++) {
-    let v = bits[i] ?? 0;
+    let v = at(bits, i);
     v = v - ((v >>> 1) & 0x55555555);
     v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
     n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
