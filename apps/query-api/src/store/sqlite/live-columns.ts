@@ -42,6 +42,18 @@ interface AddedAd {
   words: Set<string>;
 }
 
+/** The text an ad's words come from. */
+type AdText = { title: string; body: string; landing_url: string };
+
+/**
+ * A row of the batch being applied, as stored (the values `AD_ROW_COLUMNS` would read back), with its text: the live
+ * writer hands its batch's rows to the forward pass instead of reading them back.
+ */
+export interface KnownRow {
+  row: AdRow;
+  text: AdText;
+}
+
 /** Up to this many row ids per `rid IN (...)` (SQLite's default limit on bound parameters is 32,766). */
 const CHUNK = 500;
 
@@ -57,6 +69,8 @@ const CHUNK = 500;
 export class LiveColumns {
   private state: Versioned | null = null;
   private readonly s: ReturnType<typeof prepare>;
+  /** The rows of the batch being applied, as the writer holds them (current(known)). */
+  private known: ReadonlyMap<number, KnownRow> | null = null;
   /** Labels changed since takeRelabels() was last called. */
   private relabels: Relabel[] = [];
   /** Loads and forwards done so far: the work a reader that takes published columns does not do (tests read it). */
@@ -91,7 +105,16 @@ export class LiveColumns {
    * The columns as of the last live batch. Loaded from the stored columns when there are none yet, when a full build
    * replaced them (a new base), or when a checkpoint deleted changes these have not seen; else brought forward.
    */
-  current(): (LiveState & { base: string; seq: number }) | null {
+  current(known: ReadonlyMap<number, KnownRow> | null = null): (LiveState & { base: string; seq: number }) | null {
+    this.known = known;
+    try {
+      return this.currentState();
+    } finally {
+      this.known = null;
+    }
+  }
+
+  private currentState(): (LiveState & { base: string; seq: number }) | null {
     const meta = new Map((this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
     const base = meta.get('columns_base');
     if (base === undefined) return null;
@@ -262,8 +285,17 @@ export class LiveColumns {
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */
   private rowsOf(rids: number[], withWords: boolean): AddedAd[] {
     const out: AddedAd[] = [];
-    for (let i = 0; i < rids.length; i += CHUNK) {
-      const chunk = rids.slice(i, i + CHUNK);
+    const adWords = (text: AdText | null) => (text ? new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) : new Set<string>());
+    // Rows the writer holds already (the batch it is applying) are not read back.
+    const unknown = this.known ? rids.filter((rid) => !this.known?.has(rid)) : rids;
+    if (this.known) {
+      for (const rid of rids) {
+        const known = this.known.get(rid);
+        if (known) out.push({ row: known.row, first: dayNumber(known.row.first_seen), rank: 0, anchor: -1, words: adWords(withWords ? known.text : null) });
+      }
+    }
+    for (let i = 0; i < unknown.length; i += CHUNK) {
+      const chunk = unknown.slice(i, i + CHUNK);
       // The doc (1-2 KB) only when its words are wanted: an ad changed in place kept its text.
       const rows = this.db
         .prepare(
@@ -271,9 +303,8 @@ export class LiveColumns {
         )
         .all(...chunk) as unknown as (AdRow & { doc?: string })[];
       for (const { doc, ...row } of rows) {
-        const text = withWords && doc ? (JSON.parse(doc) as { title: string; body: string; landing_url: string }) : null;
-        const adWords = text ? new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) : new Set<string>();
-        out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: adWords });
+        const text = withWords && doc ? (JSON.parse(doc) as AdText) : null;
+        out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: adWords(text) });
       }
     }
     return out;
@@ -398,24 +429,13 @@ function touchedIds(cols: AdColumns, removed: Uint8Array, added: AddedAd[]): Tou
   return t;
 }
 
-/** The dictionaries with the added ads' new values appended (codes never change; the maps grow in place). */
+/**
+ * The dictionaries with the added ads' new values appended. Codes never change, so the arrays and the maps grow in
+ * place (the columns brought forward replace the old ones, which nobody reads after; copying them cost a pass over
+ * every dictionary per batch).
+ */
 function extendDictionaries(old: ColumnarAds, added: AddedAd[]): { dicts: Omit<AdColumns['dicts'], 'hostsReversed'>; codes: ColumnarAds['codes'] } {
-  const { hostsReversed: _hosts, ...rest } = old.cols.dicts;
-  const dicts = {
-    ...rest,
-    platforms: [...rest.platforms],
-    countries: [...rest.countries],
-    categories: [...rest.categories],
-    advertiserIds: [...rest.advertiserIds],
-    webmasterIds: [...rest.webmasterIds],
-    appIds: [...rest.appIds],
-    creativeIds: [...rest.creativeIds],
-    advertiserNames: [...rest.advertiserNames],
-    webmasterNames: [...rest.webmasterNames],
-    apps: [...rest.apps],
-    creativeTitles: [...rest.creativeTitles],
-    creativeFormats: [...rest.creativeFormats],
-  };
+  const { hostsReversed: _hosts, ...dicts } = old.cols.dicts;
   const codes = old.codes;
   const ensure = (dict: keyof typeof codes, value: string, onNew?: () => void) => {
     if (codes[dict].has(value)) return;

@@ -8,7 +8,7 @@ import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
 import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
-import { LiveColumns } from './live-columns';
+import { type KnownRow, LiveColumns } from './live-columns';
 import { ChangeLog } from './change-log';
 import { ColumnsPublisher, type Publication } from './shared-columns';
 import { sharedAlloc } from './typed-alloc';
@@ -120,6 +120,8 @@ export class SqliteWriter implements AdStoreWriter {
     const seq = Number(this.meta('seq') ?? '0') + 1;
     const changes = new FacetTotals();
     const result: ApplyResult = { added: 0, replaced: 0, unchanged: 0, rejected: [] };
+    // The rows this batch leaves, as stored: the columns' forward pass takes them from here (prepareColumns).
+    const known = new Map<number, KnownRow>();
     this.db.exec('BEGIN');
     try {
       this.changeLog.record(seq, batch);
@@ -136,15 +138,21 @@ export class SqliteWriter implements AdStoreWriter {
         if (old && oldDoc && this.seenAgain(old, oldDoc(), ad, content)) {
           eachFacet(facetSourceOf(old), -1, changes);
           s.logChange.run(seq, old.rid, UPDATED);
+          known.set(old.rid, knownRow(ad, old.rid));
           result.replaced++;
         } else if (old) {
           eachFacet(facetSourceOf(old), -1, changes);
           this.remove(old.rid);
+          known.delete(old.rid);
           s.logChange.run(seq, old.rid, REMOVED);
-          s.logChange.run(seq, this.insert(ad, content), ADDED);
+          const rid = this.insert(ad, content);
+          s.logChange.run(seq, rid, ADDED);
+          known.set(rid, knownRow(ad, rid));
           result.replaced++;
         } else {
-          s.logChange.run(seq, this.insert(ad, content), ADDED);
+          const rid = this.insert(ad, content);
+          s.logChange.run(seq, rid, ADDED);
+          known.set(rid, knownRow(ad, rid));
           result.added++;
         }
         eachFacet(facetSourceOfRecord(ad), 1, changes);
@@ -152,7 +160,7 @@ export class SqliteWriter implements AdStoreWriter {
       this.entities.applyChanges(changes);
       this.setMeta('seq', String(seq));
       this.setMeta('generation', newGeneration());
-      const publication = this.prepareColumns();
+      const publication = this.prepareColumns(known);
       this.db.exec('COMMIT');
       this.publisher?.post(publication);
     } catch (error) {
@@ -268,8 +276,8 @@ export class SqliteWriter implements AdStoreWriter {
    * The columns brought forward over the batch being applied, with every index, ready to publish: built inside the
    * batch's transaction (this connection sees the batch), so the post right after the commit is all readers wait for.
    */
-  private prepareColumns(): Publication | null {
-    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current();
+  private prepareColumns(known: ReadonlyMap<number, KnownRow>): Publication | null {
+    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current(known);
     if (!state) return null;
     return (this.publisher ??= new ColumnsPublisher(this.file)).prepare(state, this.live.takeRelabels());
   }
@@ -377,6 +385,41 @@ function facetSourceOfRecord(ad: AdRecord): FacetSource {
     countries: [...new Set(ad.countries)],
     categories: [...new Set(ad.categories)],
     languages: [...new Set(ad.languages)],
+  };
+}
+
+/** The row an ad record is stored as (the values AD_ROW_COLUMNS reads back: insert, seenAgain and docValues), with its text. */
+function knownRow(ad: AdRecord, rid: number): KnownRow {
+  return {
+    row: {
+      rid,
+      id: ad.id,
+      activity_days: ad.activity_days_amount,
+      popularity: ad.popularity,
+      impressions: ad.impressions,
+      platform: ad.platform_name,
+      advertiser_id: ad.advertiser_id,
+      webmaster_id: ad.webmaster_id,
+      app_id: ad.app_id,
+      creative_id: ad.creative_id,
+      status: ad.status_today,
+      first_seen: ad.first_seen_date,
+      last_seen: ad.last_seen_date,
+      registrable: ad.registrable_domain,
+      host_rev: reverseHost(ad.landing_domain),
+      host: ad.landing_domain,
+      creative_format: ad.creative_format,
+      destination: ad.destination_type,
+      countries: ad.countries.join(','),
+      categories: ad.categories.join(','),
+      languages: ad.languages.join(','),
+      advertiser_name: ad.advertiser_name,
+      advertiser_account: ad.advertiser_account_id,
+      webmaster_name: ad.webmaster_name,
+      app_doc: ad.app ? JSON.stringify(ad.app) : null,
+      creative_title: ad.creative_title,
+    },
+    text: { title: ad.title, body: ad.body, landing_url: ad.landing_url },
   };
 }
 
