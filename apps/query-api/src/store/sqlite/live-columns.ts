@@ -2,7 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
-import { ColumnarAds, lowerBound, type SortedList } from './columnar-search';
+import { at, ColumnarAds, lowerBound, type SortedList } from './columnar-search';
 import { type Alloc, localAlloc, type TypedArrayOf } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
 import { ADDED, REMOVED, UPDATED } from './schema';
@@ -186,7 +186,7 @@ export class LiveColumns {
     updated.forEach((ad, i) => {
       const p = old.positionOf(ad.row.rid);
       updatedAt[p] = i;
-      ad.rank = rankOf[p] ?? 0;
+      ad.rank = at(rankOf, p);
     });
 
     // The new order: surviving positions (already in (first, id) order) merged with the added ads. Surviving positions
@@ -197,22 +197,22 @@ export class LiveColumns {
     const singles: { at: number; ad: AddedAd }[] = [];
     let p = 0;
     let a = 0;
-    for (let at = 0; at < n; at++) {
+    for (let to = 0; to < n; to++) {
       while (p < cols.n && removed[p]) p++;
       const next = added[a];
       const takeOld =
-        p < cols.n && (!next || (cols.first[p] ?? 0) < next.first || ((cols.first[p] ?? 0) === next.first && (rankOf[p] ?? 0) < next.rank));
+        p < cols.n && (!next || at(cols.first, p) < next.first || (at(cols.first, p) === next.first && at(rankOf, p) < next.rank));
       if (!takeOld) {
-        singles.push({ at, ad: added[a++] as AddedAd });
+        singles.push({ at: to, ad: added[a++] as AddedAd });
         continue;
       }
-      newPosition[p] = at;
+      newPosition[p] = to;
       const u = updatedAt[p] ?? -1;
-      if (u >= 0) singles.push({ at, ad: updated[u] as AddedAd });
+      if (u >= 0) singles.push({ at: to, ad: updated[u] as AddedAd });
       else {
         const run = runs.at(-1);
-        if (run && run.dst + run.len === at && run.src + run.len === p) run.len++;
-        else runs.push({ dst: at, src: p, len: 1 });
+        if (run && run.dst + run.len === to && run.src + run.len === p) run.len++;
+        else runs.push({ dst: to, src: p, len: 1 });
       }
       p++;
     }
@@ -228,7 +228,7 @@ export class LiveColumns {
       const out = this.alloc(make, n);
       for (const { dst, src, len } of runs) {
         if (!map) out.set(column.subarray(src, src + len), dst);
-        else for (let i = 0; i < len; i++) out[dst + i] = map(column[src + i] ?? 0);
+        else for (let i = 0; i < len; i++) out[dst + i] = map(at(column, src + i));
       }
       for (const { at, ad } of singles) out[at] = valueOf(ad);
       return out;
@@ -236,17 +236,17 @@ export class LiveColumns {
     const code = (dict: keyof typeof dicts.codes, value: string | null) => (value === null ? -1 : (dicts.codes[dict].get(value) ?? -1));
     const csr = (offsets: Int32Array, values: Uint16Array, valuesOf: (ad: AddedAd) => number[]) => {
       const lengths = new Int32Array(n);
-      for (const { dst, src, len } of runs) for (let i = 0; i < len; i++) lengths[dst + i] = (offsets[src + i + 1] ?? 0) - (offsets[src + i] ?? 0);
+      for (const { dst, src, len } of runs) for (let i = 0; i < len; i++) lengths[dst + i] = at(offsets, src + i + 1) - at(offsets, src + i);
       const lists = singles.map(({ at, ad }) => {
         const list = valuesOf(ad);
         lengths[at] = list.length;
         return list;
       });
       const off = this.alloc(Int32Array, n + 1);
-      for (let at = 0; at < n; at++) off[at + 1] = (off[at] ?? 0) + (lengths[at] ?? 0);
-      const val = this.alloc(Uint16Array, off[n] ?? 0);
-      for (const { dst, src, len } of runs) val.set(values.subarray(offsets[src] ?? 0, offsets[src + len] ?? 0), off[dst] ?? 0);
-      singles.forEach(({ at }, i) => val.set(lists[i] ?? [], off[at] ?? 0));
+      for (let q = 0; q < n; q++) off[q + 1] = at(off, q) + at(lengths, q);
+      const val = this.alloc(Uint16Array, at(off, n));
+      for (const { dst, src, len } of runs) val.set(values.subarray(at(offsets, src), at(offsets, src + len)), at(off, dst));
+      singles.forEach((single, i) => val.set(lists[i] ?? [], at(off, single.at)));
       return { off, val };
     };
     const countries = csr(cols.countryOff, cols.countryVal, (ad) => list(ad.row.countries).map((c) => code('countries', c)));
@@ -326,13 +326,13 @@ export class LiveColumns {
       anchorOfAdded.set(ad.row.rid, ad.anchor);
     }
     const positionOfRank = new Int32Array(cols.n);
-    for (let q = 0; q < cols.n; q++) positionOfRank[cols.idRank[q] ?? 0] = q;
+    for (let q = 0; q < cols.n; q++) positionOfRank[at(cols.idRank, q)] = q;
     const rankOf = new Int32Array(cols.n);
     let rank = 0;
     let a = 0;
     while (a < added.length && (added[a] as AddedAd).anchor === -1) (added[a++] as AddedAd).rank = rank++;
     for (let r = 0; r < cols.n; r++) {
-      const q = positionOfRank[r] ?? 0;
+      const q = at(positionOfRank, r);
       if (!removed[q]) rankOf[q] = rank++;
       while (a < added.length && (added[a] as AddedAd).anchor === r) (added[a++] as AddedAd).rank = rank++;
     }
@@ -483,7 +483,7 @@ function moveWordBits(
   for (const { at: to, ad } of added) {
     for (const word of ad.words) {
       const bits = out.get(word);
-      if (bits) bits[to >>> 5] = (bits[to >>> 5] ?? 0) | (1 << (to & 31));
+      if (bits) bits[to >>> 5] = at(bits, to >>> 5) | (1 << (to & 31));
     }
   }
   return out;
@@ -514,8 +514,8 @@ function copyBits(from: Uint32Array, src: number, to: Uint32Array, dst: number, 
     const d = dst + i;
     const take = Math.min(32 - (s & 31), 32 - (d & 31), len - i);
     const mask = take === 32 ? 0xffffffff : (1 << take) - 1;
-    const piece = ((from[s >>> 5] ?? 0) >>> (s & 31)) & mask;
-    if (piece !== 0) to[d >>> 5] = (to[d >>> 5] ?? 0) | (piece << (d & 31));
+    const piece = (at(from, s >>> 5) >>> (s & 31)) & mask;
+    if (piece !== 0) to[d >>> 5] = at(to, d >>> 5) | (piece << (d & 31));
     i += take;
   }
 }
