@@ -134,6 +134,8 @@ export class ColumnsPublisher {
   /** The codes of the lineage logged so far (a new load of the columns starts another lineage). */
   private codes: DictionaryCodes | null = null;
   private logs = {} as Record<Logged, StringLog>;
+  /** Per dictionary, the codes logged so far (a relabel appends a code again: the log's count is not this). */
+  private logged = {} as Record<Logged, number>;
   private words = new StringLog();
   private hosts: { source: SortedList<string>; log: StringLog } | null = null;
 
@@ -150,6 +152,7 @@ export class ColumnsPublisher {
       this.codes = state.columnar.codes;
       this.lineage = randomUUID();
       this.logs = Object.fromEntries(LOGGED.map((name) => [name, new StringLog()])) as Record<Logged, StringLog>;
+      this.logged = Object.fromEntries(LOGGED.map((name) => [name, 0])) as Record<Logged, number>;
       this.words = new StringLog();
       [...state.wordBits.keys()].forEach((word, i) => this.words.append(i, word));
       relabels = [];
@@ -159,9 +162,9 @@ export class ColumnsPublisher {
       return typeof value === 'string' ? value : JSON.stringify(value ?? null);
     };
     for (const name of LOGGED) {
-      const log = this.logs[name];
-      // Dictionaries only grow: codes from the log's count on are the new ones.
-      for (let code = log.count ? (log.view().keys[log.count - 1] ?? -1) + 1 : 0; code < dicts[name].length; code++) log.append(code, encode(name, code));
+      // Dictionaries only grow: the codes from the last one logged on are the new ones.
+      for (let code = this.logged[name]; code < dicts[name].length; code++) this.logs[name].append(code, encode(name, code));
+      this.logged[name] = dicts[name].length;
     }
     for (const { dict, code } of relabels) this.logs[dict].append(code, encode(dict, code));
     if (this.hosts?.source !== dicts.hostsReversed) this.hosts = { source: dicts.hostsReversed, log: StringLog.of(dicts.hostsReversed) };

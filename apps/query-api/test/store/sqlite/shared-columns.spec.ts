@@ -26,11 +26,13 @@ describe('columns shared by the live writer', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Three live batches: a new ad with a new advertiser and word, a re-sighting, a renamed advertiser. */
+  /** Live batches: a new ad with a new advertiser and word, a re-sighting, another one, the advertiser renamed. */
+  const shared = { ...first, id: 'ad_shared_1', advertiser_id: 'adv_shared', advertiser_name: 'Shared Co', title: 'zebracorn offer' };
   const batches = (): AdRecord[][] => [
-    [{ ...first, id: 'ad_shared_1', advertiser_id: 'adv_shared', advertiser_name: 'Shared Co', title: 'zebracorn offer' }],
+    [shared],
     [{ ...first, status_today: first.status_today === 'active' ? 'inactive' : 'active', countries: ['ZZ'] }],
-    [{ ...first, id: 'ad_shared_1', advertiser_id: 'adv_shared', advertiser_name: 'Shared Co', title: 'zebracorn offer', impressions: first.impressions + 1 }],
+    [{ ...shared, impressions: first.impressions + 1 }],
+    [{ ...shared, impressions: first.impressions + 2, advertiser_name: 'Shared Renamed' }],
   ];
 
   it('a reader takes each batch from the writer without deriving the columns itself, and answers as one that derives them', async () => {
@@ -51,6 +53,9 @@ describe('columns shared by the live writer', () => {
         const trend = { dimension: 'geo' as const, filter: {}, window: { from: '2020-01-01', to: '2030-01-01' }, previous: { from: '2010-01-01', to: '2019-12-31' }, limit: 50 };
         expect(taking.trends(trend)).toEqual(deriving.trends(trend));
         expect(taking.catalog()).toEqual(deriving.catalog());
+        const cards = { ...trend, dimension: 'advertisers/cards' as const };
+        expect(taking.trends(cards)).toEqual(deriving.trends(cards));
+        if (b === 3) expect(JSON.stringify(taking.trends(cards))).toContain('Shared Renamed');
       }
       expect(taking.columnsDerived).toBe(1);
       expect(deriving.columnsDerived).toBe(1 + batches().length);
