@@ -18,8 +18,8 @@ import { ADDED, applyPragmasForWriting, BASE_TABLES, REMOVED, SCHEMA_VERSION, SE
 /**
  * The ingest side of the SQLite store, its single writer. A bulk load writes batches, then finish() rebuilds every
  * rollup from the whole store; a live batch (apply) changes the rows, counters and records it touches and logs the
- * rows it removed and added in `live_changes`, from which readers bring their columns forward (live-columns.ts).
- * Readers (worker threads) see a finished store, then every batch whole.
+ * rows it removed and added in `live_changes`; it brings the columns forward over the batch and publishes them to
+ * this process's readers (shared-columns.ts). Readers (worker threads) see a finished store, then every batch whole.
  */
 export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
