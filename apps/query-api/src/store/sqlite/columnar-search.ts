@@ -356,8 +356,8 @@ export class ColumnarAds {
   }
 
   /**
-   * Builds the indexes `previous` (the columns these were brought forward from) had built: a reader catching up with
-   * a live batch off the query path (SqliteReader.catchUp) builds them there, not in the next query that needs one.
+   * Builds the indexes `previous` (the columns these were brought forward from) had built: a reader deriving its own
+   * columns builds them while bringing them forward, not in each query that needs one first.
    */
   warmLike(previous: ColumnarAds): void {
     const built = previous.indexes();
