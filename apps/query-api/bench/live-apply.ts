@@ -1,24 +1,32 @@
 /**
  * Benchmark (not a test): what one live batch costs as the store grows. For each seeded store (a DATA_DIR holding
  * ads.sqlite and the seed's demo NDJSON) and each mix of new ads (--new-shares, default the bench's 30% and a
- * contract-like 5%), on a copy of it: applies batches of sightings with the writer, then lets a reader bring its columns
- * forward over each batch (and answer one query of every other filter, which builds the index it needs), and prints
- * the CPU of each per sighting (median of the batches), bytes written per sighting (/proc/self/io), the write-ahead
- * log's peak and the RSS, and the ratio of the largest store to the smallest, measured in one run. A fixed calibration
- * loop runs first and last, so figures from different days (and machines) compare.
+ * contract-like 5%), on copies of it:
+ * - one thread: applies batches of sightings with the writer (which brings the columns forward and publishes them,
+ *   ADR 0009), then a reader that takes the publication and a reader that derives the columns itself (the readers'
+ *   work before ADR 0009) each answer one query of every filter; CPU per sighting of each (median of the batches),
+ *   bytes written per sighting (/proc/self/io), the write-ahead log's peak and the RSS;
+ * - the real threads (--threads, on by default): the live writer's thread and two query workers as the app runs them,
+ *   queries of every filter after each batch, with the workers taking the writer's columns ("shared") and, in the same
+ *   run, deriving their own ("derived", the readers' work before ADR 0009): CPU per sighting of the whole process
+ *   (/proc/self/stat, every thread with the garbage collector's), the writer's thread, each worker and the main thread.
+ * The ratio of the largest store to the smallest is printed too. A fixed calibration loop runs first and last, so
+ * figures from different days (and machines) compare; the load average is printed with them.
  * Goal (issue 38): <= 100 µs of CPU per sighting at 1M for the whole process (30% new), readers <= 5 µs.
  * Run: npx nx run query-api:build && node dist/apps/query-api/live-apply.js --stores=/tmp/s100k,/tmp/s1m [--batch=2000 --batches=5 --new-shares=0.3,0.05]
  * (seed each store first: DATA_DIR=/tmp/s1m node dist/apps/query-api/cli.js seed --count 1000000)
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { toAdRecord } from '../src/ingest/ad-line';
 import type { AdFilter, AdRecord } from '../src/store/ad-store.port';
 import { demoSightings } from '../src/ingest/demo-sightings';
+import { SqliteLiveWriter } from '../src/store/sqlite/sqlite-live-writer';
 import { SqliteReader } from '../src/store/sqlite/sqlite-reader';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../src/store/sqlite/sqlite-writer';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -45,22 +53,49 @@ function calibrate(): number {
   return cpuMs() - started;
 }
 
-async function measure(dataDir: string, batchSize: number, batches: number, newShare: number) {
+/** CPU time of the whole process so far (ms): every thread, from /proc/self/stat (utime + stime, in clock ticks of 10 ms). */
+const processCpuMs = () => {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return cpuMs();
+  }
+};
+const threadMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+/** A copy of the store's file in a directory of its own, and the sightings of the mix. */
+async function prepare(dataDir: string, count: number, newShare: number) {
   const ndjson = readdirSync(dataDir).find((f) => /^demo-ads-\d+\.ndjson$/.test(f));
   if (!ndjson || !existsSync(join(dataDir, 'ads.sqlite'))) throw new Error(`${dataDir} holds no seeded store (ads.sqlite and demo-ads-N.ndjson)`);
-  const work = mkdtempSync(join(tmpdir(), 'live-apply-'));
-  const file = join(work, 'ads.sqlite');
-  copyFileSync(join(dataDir, 'ads.sqlite'), file);
+  const sightings = (await demoSightings(join(dataDir, ndjson), count, { seed: 11, newShare })).map(toAdRecord);
+  const copy = () => {
+    const work = mkdtempSync(join(tmpdir(), 'live-apply-'));
+    copyFileSync(join(dataDir, 'ads.sqlite'), join(work, 'ads.sqlite'));
+    return { file: join(work, 'ads.sqlite'), remove: () => rmSync(work, { recursive: true, force: true }) };
+  };
+  return { sightings, copy };
+}
+
+/** Every reader's query after a batch: a country count, then one filter of each other kind (each needs its own index). */
+function queriesOf(probe: AdRecord | undefined): AdFilter[] {
+  return [{ country: 'US' }, ...(probe ? otherFilters(probe) : [])];
+}
+
+async function measure(dataDir: string, batchSize: number, batches: number, newShare: number) {
+  const { sightings, copy } = await prepare(dataDir, batchSize * batches, newShare);
+  const { file, remove } = copy();
   try {
-    const sightings = (await demoSightings(join(dataDir, ndjson), batchSize * batches, { seed: 11, newShare })).map(toAdRecord);
     // A checkpoint would store every column: keep it out of these batches (it is measured on its own below).
     const writer = new SqliteWriter(file, undefined, Number.MAX_SAFE_INTEGER);
-    const reader = new SqliteReader(file);
-    reader.warmUp();
+    const taking = new SqliteReader(file);
+    const deriving = new SqliteReader(file, { follow: false });
+    taking.warmUp();
+    deriving.warmUp();
     const size = await writer.size();
     const applied: number[] = [];
-    const forwarded: number[] = [];
-    const firstUse: number[] = [];
+    const took: number[] = [];
+    const derived: number[] = [];
     const bytes: number[] = [];
     let walPeak = 0;
     for (let b = 0; b < batches; b++) {
@@ -71,34 +106,79 @@ async function measure(dataDir: string, batchSize: number, batches: number, newS
       applied.push(cpuMs() - started);
       bytes.push(writtenBytes() - before);
       walPeak = Math.max(walPeak, sizeOf(`${file}-wal`));
-      started = cpuMs();
-      reader.countAds({ country: 'US' }, 1); // any read brings the columns forward
-      forwarded.push(cpuMs() - started);
-      // The other indexes over the columns are built by the first query that needs one after a batch.
-      const probe = batch[0];
-      started = cpuMs();
-      if (probe) for (const filter of otherFilters(probe)) reader.countAds(filter, 1);
-      firstUse.push(cpuMs() - started);
+      for (const [reader, into] of [[taking, took], [deriving, derived]] as const) {
+        started = cpuMs();
+        for (const filter of queriesOf(batch[0])) reader.countAds(filter, 1);
+        into.push(cpuMs() - started);
+      }
     }
     const started = cpuMs();
     writer.checkpoint();
     const checkpoint = cpuMs() - started;
-    reader.close();
+    taking.close();
+    deriving.close();
     await writer.close();
     const perSighting = (ms: number) => (ms * 1000) / batchSize;
     return {
       size,
       newShare,
       apply: perSighting(median(applied)),
-      forward: perSighting(median(forwarded)),
-      firstUse: perSighting(median(firstUse)),
+      took: perSighting(median(took)),
+      derived: perSighting(median(derived)),
       bytes: median(bytes) / batchSize,
       walPeak,
       rss: process.memoryUsage().rss,
       checkpoint,
     };
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    remove();
+  }
+}
+
+/**
+ * The app's threads on a copy of the store: the live writer's thread, two query workers (taking the writer's columns,
+ * or deriving their own), the queries of every filter after each batch from the main thread. The first batch warms the
+ * writer up (it loads the columns once) and is not counted. CPU µs per sighting over the batches after it.
+ */
+async function measureThreads(dataDir: string, batchSize: number, batches: number, newShare: number, follow: boolean) {
+  const { sightings, copy } = await prepare(dataDir, batchSize * (batches + 1), newShare);
+  const { file, remove } = copy();
+  const store = new SqliteStore({ file, workers: 2, workerScript: join(__dirname, 'sqlite-worker.js'), tuning: { follow } });
+  const writer = new SqliteLiveWriter(file, { script: join(__dirname, 'sqlite-writer-worker.js') });
+  try {
+    const size = (await store.countAds({}, Number.MAX_SAFE_INTEGER)).total;
+    const after = async (batch: AdRecord[]) => {
+      await writer.apply(batch);
+      // Both workers answer: the calls of one tick spread over them.
+      await Promise.all(queriesOf(batch[0]).flatMap((filter) => [store.countAds(filter, 1), store.countAds(filter, 1)]));
+    };
+    await after(sightings.slice(0, batchSize));
+    const snapshot = async () => ({
+      process: processCpuMs(),
+      main: threadMs(process.threadCpuUsage()),
+      writer: threadMs(await writer.cpuUsage()),
+      workers: (await store.workerCpuUsage()).map(threadMs),
+      bytes: writtenBytes(),
+    });
+    const start = await snapshot();
+    for (let b = 1; b <= batches; b++) await after(sightings.slice(b * batchSize, (b + 1) * batchSize));
+    const end = await snapshot();
+    const per = (ms: number) => (ms * 1000) / (batchSize * batches);
+    return {
+      size,
+      newShare,
+      follow,
+      process: per(end.process - start.process),
+      main: per(end.main - start.main),
+      writer: per(end.writer - start.writer),
+      workers: end.workers.map((w, i) => per(w - (start.workers[i] ?? 0))),
+      bytes: (end.bytes - start.bytes) / (batchSize * batches),
+      rss: process.memoryUsage().rss,
+    };
+  } finally {
+    await writer.close();
+    await store.close();
+    remove();
   }
 }
 
@@ -117,18 +197,27 @@ function otherFilters(ad: AdRecord): AdFilter[] {
 
 async function main() {
   const { values } = parseArgs({
-    options: { stores: { type: 'string' }, batch: { type: 'string' }, batches: { type: 'string' }, 'new-shares': { type: 'string' } },
+    options: {
+      stores: { type: 'string' },
+      batch: { type: 'string' },
+      batches: { type: 'string' },
+      'new-shares': { type: 'string' },
+      threads: { type: 'boolean', default: true },
+      'no-threads': { type: 'boolean', default: false },
+    },
   });
   const stores = (values.stores ?? '').split(',').filter(Boolean);
   if (!stores.length) throw new Error('--stores=DIR[,DIR...] names seeded DATA_DIRs');
   const batchSize = Number(values.batch ?? 2_000);
   const batches = Number(values.batches ?? 5);
   const shares = (values['new-shares'] ?? '0.3,0.05').split(',').map(Number);
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
   const calibration = calibrate();
+  out(`${new Date().toISOString()}, load average ${load()}`);
   out(`calibration: ${calibration.toFixed(0)} ms CPU (SHA-1 over 64 MB; divide figures by it to compare runs)`);
-  out(`live batches of ${batchSize} sightings, ${batches} per store and mix; CPU µs per sighting, median of the batches (one thread: writer and reader run in turn)`);
-  out('| ads in store | new ads | writer apply | reader brings columns forward | sum | then one query of every other filter | bytes written / sighting | WAL peak | RSS | checkpoint (all columns, ms) |');
-  out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  out(`live batches of ${batchSize} sightings, ${batches} per store and mix; CPU µs per sighting, median of the batches (one thread: the writer and two readers in turn)`);
+  out('| ads in store | new ads | writer apply (with publishing) | reader taking the columns | reader deriving them | bytes written / sighting | WAL peak | RSS | checkpoint (all columns, ms) |');
+  out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const results = [];
   const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`;
   for (const dir of stores) {
@@ -136,8 +225,8 @@ async function main() {
       const r = await measure(dir, batchSize, batches, share);
       results.push(r);
       out(
-        `| ${r.size.toLocaleString('en')} | ${(share * 100).toFixed(0)}% | ${r.apply.toFixed(0)} | ${r.forward.toFixed(0)} | ${(r.apply + r.forward).toFixed(0)} | ` +
-          `${r.firstUse.toFixed(0)} | ${r.bytes.toFixed(0)} | ${mb(r.walPeak)} | ${mb(r.rss)} | ${r.checkpoint.toFixed(0)} |`,
+        `| ${r.size.toLocaleString('en')} | ${(share * 100).toFixed(0)}% | ${r.apply.toFixed(0)} | ${r.took.toFixed(1)} | ${r.derived.toFixed(0)} | ` +
+          `${r.bytes.toFixed(0)} | ${mb(r.walPeak)} | ${mb(r.rss)} | ${r.checkpoint.toFixed(0)} |`,
       );
     }
   }
@@ -145,13 +234,28 @@ async function main() {
     const mix = results.filter((r) => r.newShare === share);
     const [small, large] = [mix[0], mix.at(-1)];
     if (!small || !large || large === small) continue;
-    const ratio = (large.apply + large.forward) / (small.apply + small.forward);
-    out(
-      `${(share * 100).toFixed(0)}% new: cost per sighting ${large.size.toLocaleString('en')} / ${small.size.toLocaleString('en')}: ${ratio.toFixed(2)}x ` +
-        `(goal: at most 1.3x); writer alone ${(large.apply / small.apply).toFixed(2)}x`,
-    );
+    const ratio = (large.apply + 2 * large.took) / (small.apply + 2 * small.took);
+    out(`${(share * 100).toFixed(0)}% new: writer and two readers per sighting ${large.size.toLocaleString('en')} / ${small.size.toLocaleString('en')}: ${ratio.toFixed(2)}x (goal: at most 1.3x)`);
   }
-  out(`calibration at the end: ${calibrate().toFixed(0)} ms CPU`);
+  if (values.threads && !values['no-threads']) {
+    out('');
+    out(`the app's threads (live writer thread, two query workers), load average ${load()}; CPU µs per sighting over ${batches} batches after a first one`);
+    out('| ads in store | new ads | readers | whole process | writer thread | worker 1 | worker 2 | main | bytes written / sighting | RSS |');
+    out('|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const dir of stores) {
+      for (const share of shares) {
+        // Side by side: the readers of ADR 0009 and the readers deriving their columns (before it), in turn.
+        for (const follow of [true, false]) {
+          const r = await measureThreads(dir, batchSize, batches, share, follow);
+          out(
+            `| ${r.size.toLocaleString('en')} | ${(share * 100).toFixed(0)}% | ${follow ? 'shared' : 'derived'} | ${r.process.toFixed(0)} | ${r.writer.toFixed(0)} | ` +
+              `${r.workers.map((w) => w.toFixed(1)).join(' | ')} | ${r.main.toFixed(0)} | ${r.bytes.toFixed(0)} | ${mb(r.rss)} |`,
+          );
+        }
+      }
+    }
+  }
+  out(`calibration at the end: ${calibrate().toFixed(0)} ms CPU; load average ${load()}`);
 }
 
 main().catch((error: unknown) => {

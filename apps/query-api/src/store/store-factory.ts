@@ -20,8 +20,8 @@ export interface ServingEngine {
 
 /**
  * The one place that picks the engine the app serves from. SQLite: the live writer is the one writer of this replica's
- * store file (each replica owns its file), in a thread of its own, and moves this process's query workers to each
- * batch it applies; Elasticsearch: a writer of the shared indices (replicas share the work, searches see refreshes).
+ * store file (each replica owns its file), in a thread of its own, and publishes the columns of each batch it applies
+ * to this process's query workers (sqlite/shared-columns.ts); Elasticsearch: a writer of the shared indices (replicas share the work, searches see refreshes).
  */
 export function createServingEngine(config: StoreConfig, options: { workerScript?: string; writerScript?: string } = {}): ServingEngine {
   if (config.STORE_ENGINE === 'elasticsearch') {
@@ -29,7 +29,7 @@ export function createServingEngine(config: StoreConfig, options: { workerScript
   }
   const file = sqliteFileIn(config.DATA_DIR);
   const store = new SqliteStore({ file, workers: config.QUERY_WORKERS, workerScript: options.workerScript });
-  return { store, openLiveWriter: () => new SqliteLiveWriter(file, { script: options.writerScript, readers: store }) };
+  return { store, openLiveWriter: () => new SqliteLiveWriter(file, { script: options.writerScript }) };
 }
 
 /** The writing side of the configured engine (ingest and seed); `sqliteFile`: another file than the store's (a load). */

@@ -1,6 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { DESTINATION_TYPES, type AppStore, type CreativeFormat, type DestinationType, type Platform } from '@adintel/contracts';
 import { dayNumber } from '../text';
+import type { SortedList } from './columnar-search';
+import { type Alloc, localAlloc } from './typed-alloc';
 
 /**
  * The ad columns: every ad dictionary-encoded into typed arrays, one position per ad in (first_seen_date, id)
@@ -48,8 +50,8 @@ export interface AdColumns {
     apps: { name: string; store: AppStore; bundle_id: string }[];
     creativeTitles: string[];
     creativeFormats: CreativeFormat[];
-    /** Every landing host, reversed (reverseHost in text.ts), sorted. */
-    hostsReversed: string[];
+    /** Every landing host, reversed (reverseHost in text.ts), sorted (an array, or a list in shared memory: shared-columns.ts). */
+    hostsReversed: SortedList<string>;
   };
 }
 
@@ -84,18 +86,21 @@ export function encodeAdColumns(columns: AdColumns): [string, Uint8Array][] {
     const array = columns[name] ?? new Int32Array(0);
     return [name, new Uint8Array(array.buffer, array.byteOffset, array.byteLength)];
   });
-  out.push(['dicts', new TextEncoder().encode(JSON.stringify({ n: columns.n, ...columns.dicts }))]);
+  const hosts = columns.dicts.hostsReversed;
+  const hostsReversed = Array.isArray(hosts) ? hosts : Array.from({ length: hosts.length }, (_, i) => hosts.at(i) ?? '');
+  out.push(['dicts', new TextEncoder().encode(JSON.stringify({ n: columns.n, ...columns.dicts, hostsReversed }))]);
   return out;
 }
 
-export function decodeAdColumns(blobs: Map<string, Uint8Array>): AdColumns | null {
+/** `alloc`: where the columns live (shared memory for the live writer, which publishes them: shared-columns.ts). */
+export function decodeAdColumns(blobs: Map<string, Uint8Array>, alloc: Alloc = localAlloc): AdColumns | null {
   const dictsBlob = blobs.get('dicts');
   if (!dictsBlob) return null;
   const { n, ...stored } = JSON.parse(new TextDecoder().decode(dictsBlob)) as Partial<AdColumns['dicts']> & Omit<AdColumns['dicts'], 'hostsReversed'> & { n: number };
   const dicts: AdColumns['dicts'] = { ...stored, hostsReversed: stored.hostsReversed ?? [] };
   const copy = (name: ArrayColumn) => {
     const blob = blobs.get(name) ?? new Uint8Array(0);
-    const bytes = new Uint8Array(blob.byteLength);
+    const bytes = alloc(Uint8Array, blob.byteLength);
     bytes.set(blob);
     return bytes.buffer;
   };

@@ -7,7 +7,7 @@ import { AdPlanner, ftsQuery, SORT_INDEX } from './ad-planner';
 import { ColumnarAds } from './columnar-search';
 import type { EntityReader } from './entity-reader';
 import type { GenerationCache } from './generation-cache';
-import type { LiveColumns } from './live-columns';
+import type { ColumnsState } from './live-columns';
 import { computeTrend } from './trend-scan';
 
 const SORT_COLUMN: Record<AdSort, string> = {
@@ -51,7 +51,7 @@ export class AdReader {
     private readonly db: DatabaseSync,
     private readonly cache: GenerationCache,
     private readonly entities: EntityReader,
-    private readonly live: LiveColumns,
+    private readonly live: { current(): ColumnsState | null },
     private readonly options: ReaderTuning = {},
   ) {
     this.planner = new AdPlanner(db, cache);

@@ -2,6 +2,7 @@ import { DESTINATION_TYPES, type AdSort, type SortOrder } from '@adintel/contrac
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber, reverseHost } from '../text';
 import type { AdColumns } from './ad-columns';
+import { type Alloc, localAlloc, type TypedArray } from './typed-alloc';
 
 /**
  * Ad search over the in-memory columns, for filter combinations no single index serves well
@@ -13,83 +14,106 @@ export class ColumnarAds {
   /**
    * Posting lists: the positions of each country, category, advertiser, webmaster, app and creative code,
    * ascending. A scan or a count visits only one value's ads; alone, a list's length is the exact count.
-   * Each is built on first use: a reader brings its columns forward after every live batch, and rebuilding every
-   * index there (a pass over every ad each, about 200 ms of a batch at 1M ads) would pay for the ones no query asks.
+   * A reader deriving its own columns builds each on first use (rebuilding every index after every live batch would
+   * pay for the ones no query asks); the live writer builds them all once per batch and shares them (allIndexes).
    */
-  private readonly countryPostings = once(() => ColumnarAds.postings(this.cols.countryOff, this.cols.countryVal, this.cols.n, this.cols.dicts.countries.length));
-  private readonly categoryPostings = once(() =>
-    ColumnarAds.postings(this.cols.categoryOff, this.cols.categoryVal, this.cols.n, this.cols.dicts.categories.length),
-  );
-  private readonly idPostings: Record<IdFilter, Once<Int32Array[]>> = {
-    advertiserId: once(() => ColumnarAds.keyPostings(this.cols.advertiser, this.cols.dicts.advertiserIds.length)),
-    webmasterId: once(() => ColumnarAds.keyPostings(this.cols.webmaster, this.cols.dicts.webmasterIds.length)),
-    appId: once(() => ColumnarAds.keyPostings(this.cols.app, this.cols.dicts.appIds.length)),
-    creativeId: once(() => ColumnarAds.keyPostings(this.cols.creative, this.cols.dicts.creativeIds.length)),
-  };
+  private readonly countryPostings: Once<Grouped>;
+  private readonly categoryPostings: Once<Grouped>;
+  private readonly idPostings: Record<IdFilter, Once<Grouped>>;
   /** Positions grouped by host rank (ascending within a host): a host range's ads are one slice, not in position order. */
-  private readonly byHost = once(() => (this.cols.host ? ColumnarAds.grouped(this.cols.host, this.cols.dicts.hostsReversed.length) : null));
-  /** Ads per (country, category) pair, built on first use: the count of that filter pair alone. */
-  private readonly pairCounts = once(() => this.countPairs());
+  private readonly byHost: Once<Grouped | null>;
+  /** Ads per (country, category) pair: the count of that filter pair alone. */
+  private readonly pairCounts: Once<Int32Array>;
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
-  private readonly lastSorted = once(() => sortedDays(this.cols.last));
+  private readonly lastSorted: Once<Int32Array>;
   /** Each dictionary's codes by value. */
   readonly codes: DictionaryCodes;
 
-  /** `codes`: the dictionaries' codes when the caller has them already (live-columns.ts extends them batch by batch). */
+  /**
+   * `codes`: the dictionaries' codes when the caller has them already (live-columns.ts extends them batch by batch).
+   * `indexes`: built already (by the live writer, shared-columns.ts); `alloc`: where indexes built here live.
+   */
   constructor(
     readonly cols: AdColumns,
     codes?: DictionaryCodes,
+    options: { indexes?: ColumnIndexes; alloc?: Alloc } = {},
   ) {
-    let maxRid = 0;
-    for (let i = 0; i < cols.n; i++) maxRid = Math.max(maxRid, cols.rid[i] ?? 0);
-    this.posOfRid = new Int32Array(maxRid + 1).fill(-1);
-    for (let i = 0; i < cols.n; i++) this.posOfRid[cols.rid[i] ?? 0] = i;
+    const { indexes, alloc = localAlloc } = options;
     this.codes = codes ?? dictionaryCodes(cols.dicts);
+    this.posOfRid = indexes?.posOfRid ?? ColumnarAds.positionsOfRids(cols.rid, alloc);
+    const c = cols;
+    const d = c.dicts;
+    const built = <T>(index: T | undefined, make: () => T) => once(index === undefined ? make : () => index);
+    this.countryPostings = built(indexes?.country, () => ColumnarAds.postings(c.countryOff, c.countryVal, c.n, d.countries.length, alloc));
+    this.categoryPostings = built(indexes?.category, () => ColumnarAds.postings(c.categoryOff, c.categoryVal, c.n, d.categories.length, alloc));
+    this.idPostings = {
+      advertiserId: built(indexes?.advertiserId, () => ColumnarAds.grouped(c.advertiser, d.advertiserIds.length, alloc)),
+      webmasterId: built(indexes?.webmasterId, () => ColumnarAds.grouped(c.webmaster, d.webmasterIds.length, alloc)),
+      appId: built(indexes?.appId, () => ColumnarAds.grouped(c.app, d.appIds.length, alloc)),
+      creativeId: built(indexes?.creativeId, () => ColumnarAds.grouped(c.creative, d.creativeIds.length, alloc)),
+    };
+    this.byHost = built(indexes?.host, () => (c.host ? ColumnarAds.grouped(c.host, d.hostsReversed.length, alloc) : null));
+    this.pairCounts = built(indexes?.pairs, () => this.countPairs(alloc));
+    this.lastSorted = built(indexes?.last, () => sortedDays(c.last, alloc));
   }
 
-  private static postings(offsets: Int32Array, values: Uint16Array, n: number, size: number): Int32Array[] {
-    const counts = new Int32Array(size);
-    for (let j = 0; j < values.length; j++) {
-      const v = values[j] ?? 0;
-      counts[v] = (counts[v] ?? 0) + 1;
-    }
-    const lists = Array.from(counts, (count) => new Int32Array(count));
-    const fill = new Int32Array(size);
+  /** Position of every row id (-1: none), indexed by row id. */
+  private static positionsOfRids(rid: Int32Array, alloc: Alloc): Int32Array {
+    let maxRid = 0;
+    for (const r of rid) maxRid = Math.max(maxRid, r);
+    const posOfRid = alloc(Int32Array, maxRid + 1).fill(-1);
+    rid.forEach((r, p) => {
+      posOfRid[r] = p;
+    });
+    return posOfRid;
+  }
+
+  /** Positions grouped by value of a many-values-per-ad column (offsets/values as in countryOff/countryVal). */
+  private static postings(offsets: Int32Array, values: Uint16Array, n: number, size: number, alloc: Alloc): Grouped {
+    const starts = alloc(Int32Array, size + 1);
+    for (const v of values) starts[v + 1] = at(starts, v + 1) + 1;
+    for (let k = 0; k < size; k++) starts[k + 1] = at(starts, k + 1) + at(starts, k);
+    const fill = starts.slice(0, size);
+    const positions = alloc(Int32Array, values.length);
     for (let p = 0; p < n; p++) {
-      for (let j = offsets[p] ?? 0, end = offsets[p + 1] ?? 0; j < end; j++) {
-        const v = values[j] ?? 0;
-        const list = lists[v];
-        const at = fill[v] ?? 0;
-        if (list) list[at] = p;
-        fill[v] = at + 1;
+      for (let j = at(offsets, p), end = at(offsets, p + 1); j < end; j++) {
+        const v = at(values, j);
+        positions[at(fill, v)] = p;
+        fill[v] = at(fill, v) + 1;
       }
     }
-    return lists;
+    return { positions, offsets: starts };
   }
 
   /** Positions grouped by key (counting sort; keys below 0 are left out): key k's positions, ascending, are offsets[k]..offsets[k + 1]. */
-  private static grouped(keys: Int32Array, size: number): { positions: Int32Array; offsets: Int32Array } {
-    const offsets = new Int32Array(size + 1);
-    for (let p = 0; p < keys.length; p++) {
-      const k = keys[p] ?? -1;
-      if (k >= 0) offsets[k + 1] = (offsets[k + 1] ?? 0) + 1;
-    }
-    for (let k = 0; k < size; k++) offsets[k + 1] = (offsets[k + 1] ?? 0) + (offsets[k] ?? 0);
+  private static grouped(keys: Int32Array, size: number, alloc: Alloc): Grouped {
+    const offsets = alloc(Int32Array, size + 1);
+    for (const k of keys) if (k >= 0) offsets[k + 1] = at(offsets, k + 1) + 1;
+    for (let k = 0; k < size; k++) offsets[k + 1] = at(offsets, k + 1) + at(offsets, k);
     const fill = offsets.slice(0, size);
-    const positions = new Int32Array(offsets[size] ?? 0);
-    for (let p = 0; p < keys.length; p++) {
-      const k = keys[p] ?? -1;
-      if (k < 0) continue;
-      positions[fill[k] ?? 0] = p;
-      fill[k] = (fill[k] ?? 0) + 1;
-    }
+    const positions = alloc(Int32Array, at(offsets, size));
+    keys.forEach((k, p) => {
+      if (k < 0) return;
+      positions[at(fill, k)] = p;
+      fill[k] = at(fill, k) + 1;
+    });
     return { positions, offsets };
   }
 
-  /** Posting lists of a one-value-per-ad column: one slice of its grouped positions per key. */
-  private static keyPostings(keys: Int32Array, size: number): Int32Array[] {
-    const { positions, offsets } = ColumnarAds.grouped(keys, size);
-    return Array.from({ length: size }, (_, k) => positions.subarray(offsets[k] ?? 0, offsets[k + 1] ?? 0));
+  /** Every index, built now where it was not yet: what the live writer shares with the readers for these columns. */
+  allIndexes(): ColumnIndexes {
+    return {
+      posOfRid: this.posOfRid,
+      country: this.countryPostings(),
+      category: this.categoryPostings(),
+      advertiserId: this.idPostings.advertiserId(),
+      webmasterId: this.idPostings.webmasterId(),
+      appId: this.idPostings.appId(),
+      creativeId: this.idPostings.creativeId(),
+      host: this.byHost(),
+      pairs: this.pairCounts(),
+      last: this.lastSorted(),
+    };
   }
 
   /** Whether these columns can answer a landing_domain filter (stores built before the host column cannot). */
@@ -105,15 +129,15 @@ export class ColumnarAds {
     const c = this.cols;
     switch (sort) {
       case 'date':
-        return c.first[p] ?? 0;
+        return at(c.first, p);
       case 'days_active':
-        return (c.last[p] ?? 0) - (c.first[p] ?? 0);
+        return at(c.last, p) - at(c.first, p);
       case 'activity_days_amount':
-        return c.activity[p] ?? 0;
+        return at(c.activity, p);
       case 'most_popular':
-        return c.popularity[p] ?? 0;
+        return at(c.popularity, p);
       case 'impressions':
-        return c.impressions[p] ?? 0;
+        return at(c.impressions, p);
     }
   }
 
@@ -181,15 +205,15 @@ export class ColumnarAds {
       if (webmaster >= 0 && c.webmaster[p] !== webmaster) return false;
       if (app >= 0 && c.app[p] !== app) return false;
       if (creative >= 0 && c.creative[p] !== creative) return false;
-      if ((c.last[p] ?? 0) < from || (c.first[p] ?? 0) > to) return false;
+      if (at(c.last, p) < from || at(c.first, p) > to) return false;
       if (country >= 0) {
         let found = false;
-        for (let j = c.countryOff[p] ?? 0, end = c.countryOff[p + 1] ?? 0; j < end && !found; j++) found = c.countryVal[j] === country;
+        for (let j = at(c.countryOff, p), end = at(c.countryOff, p + 1); j < end && !found; j++) found = c.countryVal[j] === country;
         if (!found) return false;
       }
       if (checkCategories) {
         let found = false;
-        for (let j = c.categoryOff[p] ?? 0, end = c.categoryOff[p + 1] ?? 0; j < end && !found; j++) found = checkCategories.has(c.categoryVal[j] ?? -3);
+        for (let j = at(c.categoryOff, p), end = at(c.categoryOff, p + 1); j < end && !found; j++) found = checkCategories.has(c.categoryVal[j] ?? -3);
         if (!found) return false;
       }
       return true;
@@ -207,14 +231,14 @@ export class ColumnarAds {
     if (f.hosts && byHost) {
       const { positions, offsets } = byHost;
       // One host: its positions are ascending. Several: grouped by host, so a walk cannot stop early by date.
-      offer('host', positions.subarray(offsets[f.hosts.from] ?? 0, offsets[f.hosts.to] ?? 0), f.hosts.to - f.hosts.from === 1);
+      offer('host', positions.subarray(at(offsets, f.hosts.from), at(offsets, f.hosts.to)), f.hosts.to - f.hosts.from === 1);
     }
-    if (f.country >= 0) offer('country', this.countryPostings()[f.country]);
+    if (f.country >= 0) offer('country', group(this.countryPostings(), f.country));
     if (f.categories?.size === 1) {
       const [category] = f.categories;
-      offer('category', category === undefined ? undefined : this.categoryPostings()[category]);
+      offer('category', category === undefined ? undefined : group(this.categoryPostings(), category));
     }
-    for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, this.idPostings[key]()[f.ids[key]]);
+    for (const key of ID_FILTERS) if (f.ids[key] >= 0) offer(key, group(this.idPostings[key](), f.ids[key]));
     return best;
   }
 
@@ -281,17 +305,17 @@ export class ColumnarAds {
       return Math.min(bound, this.end(f.to) - lowerBound(this.lastSorted(), f.from));
     }
     const matches = this.matcher(f, driver);
-    const inWords = bits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
+    const inWords = bits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
     let n = 0;
     if (postings) {
       const list = postings.positions;
       for (let i = 0; i < list.length; i++) {
-        const p = list[i] ?? 0;
+        const p = at(list, i);
         if ((!inWords || inWords(p)) && matches(p) && ++n >= bound) return n;
       }
     } else if (bits) {
       for (let w = 0; w < bits.length; w++) {
-        let word = bits[w] ?? 0;
+        let word = at(bits, w);
         while (word !== 0) {
           const bit = 31 - Math.clz32(word & -word);
           word = (word ^ (1 << bit)) >>> 0;
@@ -312,19 +336,19 @@ export class ColumnarAds {
   /** Ads in this country and this category (one pass over the columns on first use, then a lookup). */
   private countryCategoryCount(country: number, category: number): number {
     const c = this.cols;
-    return this.pairCounts()[country * c.dicts.categories.length + category] ?? 0;
+    return at(this.pairCounts(), country * c.dicts.categories.length + category);
   }
 
-  private countPairs(): Int32Array {
+  private countPairs(alloc: Alloc): Int32Array {
     const c = this.cols;
     const width = c.dicts.categories.length;
-    const counts = new Int32Array(c.dicts.countries.length * width);
+    const counts = alloc(Int32Array, c.dicts.countries.length * width);
     for (let p = 0; p < c.n; p++) {
-      for (let i = c.countryOff[p] ?? 0, iEnd = c.countryOff[p + 1] ?? 0; i < iEnd; i++) {
-        const row = (c.countryVal[i] ?? 0) * width;
-        for (let j = c.categoryOff[p] ?? 0, jEnd = c.categoryOff[p + 1] ?? 0; j < jEnd; j++) {
-          const at = row + (c.categoryVal[j] ?? 0);
-          counts[at] = (counts[at] ?? 0) + 1;
+      for (let i = at(c.countryOff, p), iEnd = at(c.countryOff, p + 1); i < iEnd; i++) {
+        const row = at(c.countryVal, i) * width;
+        for (let j = at(c.categoryOff, p), jEnd = at(c.categoryOff, p + 1); j < jEnd; j++) {
+          const cell = row + at(c.categoryVal, j);
+          counts[cell] = at(counts, cell) + 1;
         }
       }
     }
@@ -332,8 +356,8 @@ export class ColumnarAds {
   }
 
   /**
-   * Builds the indexes `previous` (the columns these were brought forward from) had built: a reader catching up with
-   * a live batch off the query path (SqliteReader.catchUp) builds them there, not in the next query that needs one.
+   * Builds the indexes `previous` (the columns these were brought forward from) had built: a reader deriving its own
+   * columns builds them while bringing them forward, not in each query that needs one first.
    */
   warmLike(previous: ColumnarAds): void {
     const built = previous.indexes();
@@ -356,9 +380,9 @@ export class ColumnarAds {
     const bits = new Uint32Array((this.cols.n + 31) >>> 5);
     for (const rid of rids) {
       const p = this.positionOf(rid);
-      if (p >= 0) bits[p >>> 5] = (bits[p >>> 5] ?? 0) | (1 << (p & 31));
+      if (p >= 0) bits[p >>> 5] = at(bits, p >>> 5) | (1 << (p & 31));
     }
-    return (p) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
+    return (p) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0;
   }
 
   /**
@@ -380,7 +404,7 @@ export class ColumnarAds {
     const postings = this.shortestPostings(f);
     // Walk the shortest source: a posting list (checking the word bits when there are some) or the word bits.
     const walkBits = bits !== null && (!postings || popcount(bits) < postings.positions.length);
-    const inWords = bits && !walkBits ? (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 : null;
+    const inWords = bits && !walkBits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : null;
     const driver = walkBits ? null : (postings?.driver ?? null);
     const filterMatches = this.matcher(f, driver);
     const matches = inWords ? (p: number) => inWords(p) && filterMatches(p) : filterMatches;
@@ -398,7 +422,7 @@ export class ColumnarAds {
       if (best.length === k && sign * (this.sortValue(sort, p) - (best[k - 1]?.v ?? 0)) > 0) return;
       if (!matches(p)) return;
       const v = this.sortValue(sort, p);
-      const r = c.idRank[p] ?? 0;
+      const r = at(c.idRank, p);
       if (after && !precedes(afterValue, after.idRank, v, r)) return;
       if (best.length === k) {
         const worst = best[k - 1];
@@ -423,7 +447,7 @@ export class ColumnarAds {
     const done = () => inOrder && best.length === k;
     if (walkBits && bits) {
       for (let w = descending ? bits.length - 1 : 0; descending ? w >= 0 : w < bits.length; w += descending ? -1 : 1) {
-        let word = bits[w] ?? 0;
+        let word = at(bits, w);
         while (word !== 0) {
           const bit = descending ? 31 - Math.clz32(word) : 31 - Math.clz32(word & -word);
           word = (word ^ (1 << bit)) >>> 0;
@@ -440,10 +464,10 @@ export class ColumnarAds {
     } else {
       const list = postings?.positions ?? null;
       const length = list ? list.length : this.end(f.to);
-      const at = list ? (i: number) => list[i] ?? 0 : (i: number) => i;
+      const positionAt = list ? (i: number) => at(list, i) : (i: number) => i;
       const inCandidates = candidates ? this.membership(candidates) : null;
       for (let i = descending ? length - 1 : 0; descending ? i >= 0 : i < length; i += descending ? -1 : 1) {
-        const p = at(i);
+        const p = positionAt(i);
         if (inCandidates && !inCandidates(p)) continue;
         consider(p);
         if (done()) break;
@@ -454,24 +478,26 @@ export class ColumnarAds {
 }
 
 /** Day numbers sorted ascending, by counting (they span a few hundred days): linear, where a comparison sort is not. */
-function sortedDays(days: Int32Array): Int32Array {
-  if (!days.length) return new Int32Array(0);
+function sortedDays(days: Int32Array, alloc: Alloc): Int32Array {
+  const out = alloc(Int32Array, days.length);
+  if (!days.length) return out;
   let min = Infinity;
   let max = -Infinity;
-  for (let i = 0; i < days.length; i++) {
-    const d = days[i] ?? 0;
+  for (const d of days) {
     if (d < min) min = d;
     if (d > max) max = d;
   }
-  if (max - min > 4 * days.length) return days.slice().sort();
-  const counts = new Int32Array(max - min + 1);
-  for (let i = 0; i < days.length; i++) counts[(days[i] ?? 0) - min] = (counts[(days[i] ?? 0) - min] ?? 0) + 1;
-  const out = new Int32Array(days.length);
-  let at = 0;
-  for (let k = 0; k < counts.length; k++) {
-    out.fill(min + k, at, at + (counts[k] ?? 0));
-    at += counts[k] ?? 0;
+  if (max - min > 4 * days.length) {
+    out.set(days);
+    return out.sort();
   }
+  const counts = new Int32Array(max - min + 1);
+  for (const d of days) counts[d - min] = at(counts, d - min) + 1;
+  let to = 0;
+  counts.forEach((count, k) => {
+    out.fill(min + k, to, to + count);
+    to += count;
+  });
   return out;
 }
 
@@ -518,7 +544,7 @@ interface CompiledFilter {
 function popcount(bits: Uint32Array): number {
   let n = 0;
   for (let i = 0; i < bits.length; i++) {
-    let v = bits[i] ?? 0;
+    let v = at(bits, i);
     v = v - ((v >>> 1) & 0x55555555);
     v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
     n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
@@ -526,16 +552,55 @@ function popcount(bits: Uint32Array): number {
   return n;
 }
 
-/** The number of values below `value` in an ascending array. */
-export function lowerBound<T extends number | string>(sorted: ArrayLike<T>, value: T): number {
+/** The number of values below `value` in an ascending list (an array, a typed array, a shared string list). */
+export function lowerBound<T extends number | string>(sorted: SortedList<T>, value: T): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as T) < value) lo = mid + 1;
+    if ((sorted.at(mid) as T) < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** What lowerBound reads of a sorted list. */
+export interface SortedList<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
+}
+
+/** Positions grouped by key: key k's positions, ascending, are positions[offsets[k]..offsets[k + 1]). */
+export interface Grouped {
+  positions: Int32Array;
+  offsets: Int32Array;
+}
+
+/** Key k's positions (a view, no copy). */
+function group(g: Grouped, k: number): Int32Array {
+  return g.positions.subarray(at(g.offsets, k), at(g.offsets, k + 1));
+}
+
+/** The indexes over one version of the columns: built once by the live writer and shared with every reader. */
+export interface ColumnIndexes {
+  posOfRid: Int32Array;
+  country: Grouped;
+  category: Grouped;
+  advertiserId: Grouped;
+  webmasterId: Grouped;
+  appId: Grouped;
+  creativeId: Grouped;
+  host: Grouped | null;
+  pairs: Int32Array;
+  last: Int32Array;
+}
+
+/**
+ * A typed array's value at an index the caller has bounded by the array's own length or offsets (0 past the end, as
+ * a zero-filled array reads): one place for what noUncheckedIndexedAccess asks of every such read.
+ */
+export function at(array: TypedArray, index: number): number {
+  return array[index] ?? 0;
 }
 
 /** A value computed on the first call and kept; `built()` says whether it was. */

@@ -2,7 +2,8 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
-import { ColumnarAds, lowerBound } from './columnar-search';
+import { at, ColumnarAds, lowerBound, type SortedList } from './columnar-search';
+import { type Alloc, localAlloc, type TypedArrayOf } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
 import { ADDED, REMOVED, UPDATED } from './schema';
 
@@ -10,10 +11,21 @@ import { ADDED, REMOVED, UPDATED } from './schema';
 export interface ColumnsState {
   columnar: ColumnarAds;
   /** Word -> one bit per position, for the words given a bitset at the last full build (writeWordBits). */
+  wordBits: { get(word: string): Uint32Array | undefined };
+}
+
+/** The columns as this connection derives them: every word bitset is a view into one buffer, in the same order. */
+export interface LiveState extends ColumnsState {
   wordBits: Map<string, Uint32Array>;
 }
 
-interface Versioned extends ColumnsState {
+/** A label a live batch changed (names follow the entity records): its dictionary and code. */
+export interface Relabel {
+  dict: 'advertiserNames' | 'webmasterNames' | 'apps' | 'creativeTitles' | 'creativeFormats';
+  code: number;
+}
+
+interface Versioned extends LiveState {
   /** meta.columns_base of the full build these descend from, and the live batch they are current to. */
   base: string;
   seq: number;
@@ -28,6 +40,18 @@ interface AddedAd {
   /** Rank of the nearest older row with a smaller id (-1: none), where the id falls in the id order. */
   anchor: number;
   words: Set<string>;
+}
+
+/** The text an ad's words come from. */
+type AdText = { title: string; body: string; landing_url: string };
+
+/**
+ * A row of the batch being applied, as stored (the values `AD_ROW_COLUMNS` would read back), with its text: the live
+ * writer hands its batch's rows to the forward pass instead of reading them back.
+ */
+export interface KnownRow {
+  row: AdRow;
+  text: AdText;
 }
 
 /** Up to this many row ids per `rid IN (...)` (SQLite's default limit on bound parameters is 32,766). */
@@ -45,44 +69,92 @@ const CHUNK = 500;
 export class LiveColumns {
   private state: Versioned | null = null;
   private readonly s: ReturnType<typeof prepare>;
+  /** The rows of the batch being applied, as the writer holds them (current(known)). */
+  private known: ReadonlyMap<number, KnownRow> | null = null;
+  /** Labels changed since takeRelabels() was last called. */
+  private relabels: Relabel[] = [];
+  /** Loads and forwards done so far: the work a reader that takes published columns does not do (tests read it). */
+  derivations = 0;
 
-  constructor(private readonly db: DatabaseSync) {
+  /** `alloc`: where the columns live (the live writer's in shared memory, to publish them: shared-columns.ts). */
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly alloc: Alloc = localAlloc,
+  ) {
     this.s = prepare(db);
+  }
+
+  /** The state to go back to when the transaction a forward read in is rolled back (restore). */
+  saved(): unknown {
+    return this.state;
+  }
+
+  restore(saved: unknown): void {
+    this.state = saved as Versioned | null;
+    this.relabels = [];
+  }
+
+  /** The labels forwards changed since the last call. */
+  takeRelabels(): Relabel[] {
+    const taken = this.relabels;
+    this.relabels = [];
+    return taken;
   }
 
   /**
    * The columns as of the last live batch. Loaded from the stored columns when there are none yet, when a full build
    * replaced them (a new base), or when a checkpoint deleted changes these have not seen; else brought forward.
    */
-  current(): ColumnsState | null {
+  current(known: ReadonlyMap<number, KnownRow> | null = null): (LiveState & { base: string; seq: number }) | null {
+    this.known = known;
+    try {
+      return this.currentState();
+    } finally {
+      this.known = null;
+    }
+  }
+
+  private currentState(): (LiveState & { base: string; seq: number }) | null {
     const meta = new Map((this.s.meta.all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
     const base = meta.get('columns_base');
     if (base === undefined) return null;
     const stored = Number(meta.get('columns_seq') ?? '0');
     const seq = Number(meta.get('seq') ?? '0');
     if (this.state?.base !== base || this.state.seq < stored || this.state.seq > seq) {
+      this.derivations++;
       const loaded = this.load();
       if (!loaded) return null;
       this.state = { ...loaded, base, seq: stored };
     }
-    if (this.state.seq < seq) this.state = { ...this.forward(this.state, seq), base, seq };
+    if (this.state.seq < seq) {
+      this.derivations++;
+      this.state = { ...this.forward(this.state, seq), base, seq };
+    }
     return this.state;
   }
 
   /** The stored columns and every word bitset. */
-  private load(): ColumnsState | null {
+  private load(): LiveState | null {
     const blobs = new Map<string, Uint8Array>();
-    const wordBits = new Map<string, Uint32Array>();
+    const words = new Map<string, Uint8Array>();
     for (const row of this.s.blobs.iterate() as Iterable<{ name: string; data: Uint8Array }>) {
-      if (row.name.startsWith(WORD_BITS_PREFIX)) wordBits.set(row.name.slice(WORD_BITS_PREFIX.length), new Uint32Array(row.data.slice().buffer));
+      if (row.name.startsWith(WORD_BITS_PREFIX)) words.set(row.name.slice(WORD_BITS_PREFIX.length), row.data);
       else blobs.set(row.name, row.data);
     }
-    const cols = decodeAdColumns(blobs);
-    return cols ? { columnar: new ColumnarAds(cols), wordBits } : null;
+    const cols = decodeAdColumns(blobs, this.alloc);
+    if (!cols) return null;
+    const stride = (cols.n + 31) >>> 5;
+    const names = [...words.keys()];
+    const wordBits = wordBitsIn(this.alloc(Uint32Array, stride * names.length), names, stride);
+    for (const [word, data] of words) {
+      const bits = new Uint32Array(data.slice().buffer); // a copy: the blob's bytes need not be 4-byte aligned
+      wordBits.get(word)?.set(bits.subarray(0, stride));
+    }
+    return { columnar: new ColumnarAds(cols, undefined, { alloc: this.alloc }), wordBits };
   }
 
   /** The columns after the live batches in (state.seq, seq]. */
-  private forward(state: Versioned, seq: number): ColumnsState {
+  private forward(state: Versioned, seq: number): LiveState {
     const old = state.columnar;
     const cols = old.cols;
     const changes = this.s.changes.all(state.seq, seq) as { rid: number; change: number }[];
@@ -114,7 +186,7 @@ export class LiveColumns {
     updated.forEach((ad, i) => {
       const p = old.positionOf(ad.row.rid);
       updatedAt[p] = i;
-      ad.rank = rankOf[p] ?? 0;
+      ad.rank = at(rankOf, p);
     });
 
     // The new order: surviving positions (already in (first, id) order) merged with the added ads. Surviving positions
@@ -125,22 +197,22 @@ export class LiveColumns {
     const singles: { at: number; ad: AddedAd }[] = [];
     let p = 0;
     let a = 0;
-    for (let at = 0; at < n; at++) {
+    for (let to = 0; to < n; to++) {
       while (p < cols.n && removed[p]) p++;
       const next = added[a];
       const takeOld =
-        p < cols.n && (!next || (cols.first[p] ?? 0) < next.first || ((cols.first[p] ?? 0) === next.first && (rankOf[p] ?? 0) < next.rank));
+        p < cols.n && (!next || at(cols.first, p) < next.first || (at(cols.first, p) === next.first && at(rankOf, p) < next.rank));
       if (!takeOld) {
-        singles.push({ at, ad: added[a++] as AddedAd });
+        singles.push({ at: to, ad: added[a++] as AddedAd });
         continue;
       }
-      newPosition[p] = at;
+      newPosition[p] = to;
       const u = updatedAt[p] ?? -1;
-      if (u >= 0) singles.push({ at, ad: updated[u] as AddedAd });
+      if (u >= 0) singles.push({ at: to, ad: updated[u] as AddedAd });
       else {
         const run = runs.at(-1);
-        if (run && run.dst + run.len === at && run.src + run.len === p) run.len++;
-        else runs.push({ dst: at, src: p, len: 1 });
+        if (run && run.dst + run.len === to && run.src + run.len === p) run.len++;
+        else runs.push({ dst: to, src: p, len: 1 });
       }
       p++;
     }
@@ -148,15 +220,15 @@ export class LiveColumns {
     const dicts = extendDictionaries(old, [...added, ...updated]);
     const hosts = this.mergeHosts(cols.dicts.hostsReversed, added);
     const pick = <A extends Int32Array | Uint8Array | Float64Array>(
-      make: new (length: number) => A,
+      make: TypedArrayOf<A>,
       column: A,
       valueOf: (ad: AddedAd) => number,
       map?: (v: number) => number,
     ): A => {
-      const out = new make(n);
+      const out = this.alloc(make, n);
       for (const { dst, src, len } of runs) {
         if (!map) out.set(column.subarray(src, src + len), dst);
-        else for (let i = 0; i < len; i++) out[dst + i] = map(column[src + i] ?? 0);
+        else for (let i = 0; i < len; i++) out[dst + i] = map(at(column, src + i));
       }
       for (const { at, ad } of singles) out[at] = valueOf(ad);
       return out;
@@ -164,17 +236,17 @@ export class LiveColumns {
     const code = (dict: keyof typeof dicts.codes, value: string | null) => (value === null ? -1 : (dicts.codes[dict].get(value) ?? -1));
     const csr = (offsets: Int32Array, values: Uint16Array, valuesOf: (ad: AddedAd) => number[]) => {
       const lengths = new Int32Array(n);
-      for (const { dst, src, len } of runs) for (let i = 0; i < len; i++) lengths[dst + i] = (offsets[src + i + 1] ?? 0) - (offsets[src + i] ?? 0);
+      for (const { dst, src, len } of runs) for (let i = 0; i < len; i++) lengths[dst + i] = at(offsets, src + i + 1) - at(offsets, src + i);
       const lists = singles.map(({ at, ad }) => {
         const list = valuesOf(ad);
         lengths[at] = list.length;
         return list;
       });
-      const off = new Int32Array(n + 1);
-      for (let at = 0; at < n; at++) off[at + 1] = (off[at] ?? 0) + (lengths[at] ?? 0);
-      const val = new Uint16Array(off[n] ?? 0);
-      for (const { dst, src, len } of runs) val.set(values.subarray(offsets[src] ?? 0, offsets[src + len] ?? 0), off[dst] ?? 0);
-      singles.forEach(({ at }, i) => val.set(lists[i] ?? [], off[at] ?? 0));
+      const off = this.alloc(Int32Array, n + 1);
+      for (let q = 0; q < n; q++) off[q + 1] = at(off, q) + at(lengths, q);
+      const val = this.alloc(Uint16Array, at(off, n));
+      for (const { dst, src, len } of runs) val.set(values.subarray(at(offsets, src), at(offsets, src + len)), at(off, dst));
+      singles.forEach((single, i) => val.set(lists[i] ?? [], at(off, single.at)));
       return { off, val };
     };
     const countries = csr(cols.countryOff, cols.countryVal, (ad) => list(ad.row.countries).map((c) => code('countries', c)));
@@ -205,16 +277,25 @@ export class LiveColumns {
     this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]));
     const isAdded = new Set(added);
     const addedAt = singles.filter(({ ad }) => isAdded.has(ad));
-    const columnar = new ColumnarAds(next, dicts.codes);
+    const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc });
     columnar.warmLike(old);
-    return { columnar, wordBits: moveWordBits(state.wordBits, n, newPosition, addedAt) };
+    return { columnar, wordBits: moveWordBits(state.wordBits, n, newPosition, addedAt, this.alloc) };
   }
 
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */
   private rowsOf(rids: number[], withWords: boolean): AddedAd[] {
     const out: AddedAd[] = [];
-    for (let i = 0; i < rids.length; i += CHUNK) {
-      const chunk = rids.slice(i, i + CHUNK);
+    const adWords = (text: AdText | null) => (text ? new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) : new Set<string>());
+    // Rows the writer holds already (the batch it is applying) are not read back.
+    const unknown = this.known ? rids.filter((rid) => !this.known?.has(rid)) : rids;
+    if (this.known) {
+      for (const rid of rids) {
+        const known = this.known.get(rid);
+        if (known) out.push({ row: known.row, first: dayNumber(known.row.first_seen), rank: 0, anchor: -1, words: adWords(withWords ? known.text : null) });
+      }
+    }
+    for (let i = 0; i < unknown.length; i += CHUNK) {
+      const chunk = unknown.slice(i, i + CHUNK);
       // The doc (1-2 KB) only when its words are wanted: an ad changed in place kept its text.
       const rows = this.db
         .prepare(
@@ -222,9 +303,8 @@ export class LiveColumns {
         )
         .all(...chunk) as unknown as (AdRow & { doc?: string })[];
       for (const { doc, ...row } of rows) {
-        const text = withWords && doc ? (JSON.parse(doc) as { title: string; body: string; landing_url: string }) : null;
-        const adWords = text ? new Set([...words(text.title), ...words(text.body), ...words(text.landing_url)]) : new Set<string>();
-        out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: adWords });
+        const text = withWords && doc ? (JSON.parse(doc) as AdText) : null;
+        out.push({ row, first: dayNumber(row.first_seen), rank: 0, anchor: -1, words: adWords(text) });
       }
     }
     return out;
@@ -246,13 +326,13 @@ export class LiveColumns {
       anchorOfAdded.set(ad.row.rid, ad.anchor);
     }
     const positionOfRank = new Int32Array(cols.n);
-    for (let q = 0; q < cols.n; q++) positionOfRank[cols.idRank[q] ?? 0] = q;
+    for (let q = 0; q < cols.n; q++) positionOfRank[at(cols.idRank, q)] = q;
     const rankOf = new Int32Array(cols.n);
     let rank = 0;
     let a = 0;
     while (a < added.length && (added[a] as AddedAd).anchor === -1) (added[a++] as AddedAd).rank = rank++;
     for (let r = 0; r < cols.n; r++) {
-      const q = positionOfRank[r] ?? 0;
+      const q = at(positionOfRank, r);
       if (!removed[q]) rankOf[q] = rank++;
       while (a < added.length && (added[a] as AddedAd).anchor === r) (added[a++] as AddedAd).rank = rank++;
     }
@@ -260,14 +340,17 @@ export class LiveColumns {
   }
 
   /** Hosts of the added ads join the sorted host dictionary; a new host moves the ranks after it. */
-  private mergeHosts(sorted: string[], added: AddedAd[]): { sorted: string[]; rankOf: (hostRev: string) => number; remap?: (rank: number) => number } {
-    const fresh = [...new Set(added.map((ad) => ad.row.host_rev))].filter((h) => sorted[lowerBound(sorted, h)] !== h).sort();
+  private mergeHosts(
+    sorted: SortedList<string>,
+    added: AddedAd[],
+  ): { sorted: SortedList<string>; rankOf: (hostRev: string) => number; remap?: (rank: number) => number } {
+    const fresh = [...new Set(added.map((ad) => ad.row.host_rev))].filter((h) => sorted.at(lowerBound(sorted, h)) !== h).sort();
     if (!fresh.length) return { sorted, rankOf: (h) => lowerBound(sorted, h) };
     const merged: string[] = [];
     const remapped = new Int32Array(sorted.length);
     let f = 0;
     for (let i = 0; i < sorted.length; i++) {
-      const host = sorted[i] as string;
+      const host = sorted.at(i) ?? '';
       while (f < fresh.length && (fresh[f] as string) < host) merged.push(fresh[f++] as string);
       remapped[i] = merged.length;
       merged.push(host);
@@ -282,27 +365,34 @@ export class LiveColumns {
       const row = this.s.entity.get(kind, id) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as T) : null;
     };
+    const set = <T>(dict: Relabel['dict'], labels: T[], code: number, label: T, same: (a: T, b: T) => boolean = (a, b) => a === b) => {
+      const was = labels[code];
+      if (was !== undefined && same(was, label)) return;
+      labels[code] = label;
+      this.relabels.push({ dict, code });
+    };
     for (const id of touched.advertisers) {
       const code = codes.advertiserIds.get(id);
       const row = record<{ name: string }>('advertiser', id);
-      if (code !== undefined && row) dicts.advertiserNames[code] = row.name;
+      if (code !== undefined && row) set('advertiserNames', dicts.advertiserNames, code, row.name);
     }
     for (const id of touched.webmasters) {
       const code = codes.webmasterIds.get(id);
       const row = record<{ name: string }>('webmaster', id);
-      if (code !== undefined && row) dicts.webmasterNames[code] = row.name;
+      if (code !== undefined && row) set('webmasterNames', dicts.webmasterNames, code, row.name);
     }
     for (const id of touched.apps) {
       const code = codes.appIds.get(id);
       const row = record<{ name: string; store: AppStore; bundle_id: string }>('app', id);
-      if (code !== undefined && row) dicts.apps[code] = { name: row.name, store: row.store, bundle_id: row.bundle_id };
+      const app = row && { name: row.name, store: row.store, bundle_id: row.bundle_id };
+      if (code !== undefined && app) set('apps', dicts.apps, code, app, (a, b) => a.name === b.name && a.store === b.store && a.bundle_id === b.bundle_id);
     }
     for (const id of touched.creatives) {
       const code = codes.creativeIds.get(id);
       const row = record<{ title: string; creative_format: CreativeFormat }>('creative', id);
       if (code !== undefined && row) {
-        dicts.creativeTitles[code] = row.title;
-        dicts.creativeFormats[code] = row.creative_format;
+        set('creativeTitles', dicts.creativeTitles, code, row.title);
+        set('creativeFormats', dicts.creativeFormats, code, row.creative_format);
       }
     }
   }
@@ -339,24 +429,13 @@ function touchedIds(cols: AdColumns, removed: Uint8Array, added: AddedAd[]): Tou
   return t;
 }
 
-/** The dictionaries with the added ads' new values appended (codes never change; the maps grow in place). */
+/**
+ * The dictionaries with the added ads' new values appended. Codes never change, so the arrays and the maps grow in
+ * place (the columns brought forward replace the old ones, which nobody reads after; copying them cost a pass over
+ * every dictionary per batch).
+ */
 function extendDictionaries(old: ColumnarAds, added: AddedAd[]): { dicts: Omit<AdColumns['dicts'], 'hostsReversed'>; codes: ColumnarAds['codes'] } {
-  const { hostsReversed: _hosts, ...rest } = old.cols.dicts;
-  const dicts = {
-    ...rest,
-    platforms: [...rest.platforms],
-    countries: [...rest.countries],
-    categories: [...rest.categories],
-    advertiserIds: [...rest.advertiserIds],
-    webmasterIds: [...rest.webmasterIds],
-    appIds: [...rest.appIds],
-    creativeIds: [...rest.creativeIds],
-    advertiserNames: [...rest.advertiserNames],
-    webmasterNames: [...rest.webmasterNames],
-    apps: [...rest.apps],
-    creativeTitles: [...rest.creativeTitles],
-    creativeFormats: [...rest.creativeFormats],
-  };
+  const { hostsReversed: _hosts, ...dicts } = old.cols.dicts;
   const codes = old.codes;
   const ensure = (dict: keyof typeof codes, value: string, onNew?: () => void) => {
     if (codes[dict].has(value)) return;
@@ -387,22 +466,32 @@ function extendDictionaries(old: ColumnarAds, added: AddedAd[]): { dicts: Omit<A
  * Surviving positions move in runs by one offset each (removed ones drop out, added ones open gaps), so bits are
  * copied run by run, up to 32 at a time, instead of one set bit at a time.
  */
-function moveWordBits(wordBits: Map<string, Uint32Array>, n: number, newPosition: Int32Array, added: { at: number; ad: AddedAd }[]): Map<string, Uint32Array> {
+function moveWordBits(
+  wordBits: Map<string, Uint32Array>,
+  n: number,
+  newPosition: Int32Array,
+  added: { at: number; ad: AddedAd }[],
+  alloc: Alloc,
+): Map<string, Uint32Array> {
   const runs = positionRuns(newPosition);
-  const out = new Map<string, Uint32Array>();
   const length = (n + 31) >>> 5;
+  const out = wordBitsIn(alloc(Uint32Array, length * wordBits.size), [...wordBits.keys()], length);
   for (const [word, bits] of wordBits) {
-    const moved = new Uint32Array(length);
-    for (const { src, dst, len } of runs) copyBits(bits, src, moved, dst, len);
-    out.set(word, moved);
+    const moved = out.get(word);
+    if (moved) for (const { src, dst, len } of runs) copyBits(bits, src, moved, dst, len);
   }
   for (const { at: to, ad } of added) {
     for (const word of ad.words) {
       const bits = out.get(word);
-      if (bits) bits[to >>> 5] = (bits[to >>> 5] ?? 0) | (1 << (to & 31));
+      if (bits) bits[to >>> 5] = at(bits, to >>> 5) | (1 << (to & 31));
     }
   }
   return out;
+}
+
+/** Each word's bitset as a view into one buffer (`stride` words of 32 bits each, in the order given): one block to share. */
+export function wordBitsIn(buffer: Uint32Array, words: string[], stride: number): Map<string, Uint32Array> {
+  return new Map(words.map((word, i) => [word, buffer.subarray(i * stride, (i + 1) * stride)]));
 }
 
 /** The old positions that survive, as runs that keep their order and move by one offset (newPosition -1: removed). */
@@ -425,8 +514,8 @@ function copyBits(from: Uint32Array, src: number, to: Uint32Array, dst: number, 
     const d = dst + i;
     const take = Math.min(32 - (s & 31), 32 - (d & 31), len - i);
     const mask = take === 32 ? 0xffffffff : (1 << take) - 1;
-    const piece = ((from[s >>> 5] ?? 0) >>> (s & 31)) & mask;
-    if (piece !== 0) to[d >>> 5] = (to[d >>> 5] ?? 0) | (piece << (d & 31));
+    const piece = (at(from, s >>> 5) >>> (s & 31)) & mask;
+    if (piece !== 0) to[d >>> 5] = at(to, d >>> 5) | (piece << (d & 31));
     i += take;
   }
 }

@@ -1,34 +1,22 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { Logger } from '@nestjs/common';
 import type { AdRecord, ApplyResult, LiveWriter } from '../ad-store.port';
 
 export type WriterRequest = { id: number; method: 'apply'; batch: readonly AdRecord[] } | { id: number; method: 'close' };
 export type WriterReply = { id: number; ok: true; result: ApplyResult | null } | { id: number; ok: false; error: string };
 
-/** The readers of the same file in this process (SqliteStore): they move to a batch when asked. */
-export interface CatchingUpReaders {
-  catchUp(): Promise<void>;
-}
-
 export interface SqliteLiveWriterOptions {
   /** The bundled writer entry; defaults to sqlite-writer-worker.js next to the running bundle. */
   script?: string;
-  /**
-   * Moved to each batch that changed something before apply resolves: off the query path, and before the next batch
-   * is written (on SQLite a batch written while they move would keep the write-ahead log from starting over,
-   * WorkerPool.catchUp). A failure is logged and leaves each reader to move on its next read.
-   */
-  readers?: CatchingUpReaders;
 }
 
 /**
  * The serving process's writer of its SQLite store: a SqliteWriter in a thread of its own (sqlite-writer-worker.ts),
- * so live batches never block request handling. Batches are applied one after another, in the order given.
+ * so live batches never block request handling. Batches are applied one after another, in the order given. The query
+ * workers of the process take the columns it publishes with each batch (shared-columns.ts): nothing to wait for.
  */
 export class SqliteLiveWriter implements LiveWriter {
-  private readonly logger = new Logger('SqliteLiveWriter');
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (r: ApplyResult | null) => void; reject: (e: Error) => void }>();
   private nextId = 1;
@@ -36,7 +24,7 @@ export class SqliteLiveWriter implements LiveWriter {
 
   constructor(
     file: string,
-    private readonly options: SqliteLiveWriterOptions = {},
+    options: SqliteLiveWriterOptions = {},
   ) {
     const candidates = options.script
       ? [options.script]
@@ -58,13 +46,12 @@ export class SqliteLiveWriter implements LiveWriter {
   }
 
   async apply(batch: readonly AdRecord[]): Promise<ApplyResult> {
-    const result = (await this.send({ id: this.nextId++, method: 'apply', batch })) as ApplyResult;
-    if (this.options.readers && result.added + result.replaced > 0) {
-      await this.options.readers
-        .catchUp()
-        .catch((error: unknown) => this.logger.warn({ msg: 'readers could not catch up with a live batch', error: (error as Error).message }));
-    }
-    return result;
+    return (await this.send({ id: this.nextId++, method: 'apply', batch })) as ApplyResult;
+  }
+
+  /** CPU time the writer's thread has used so far (µs), for the benchmarks. */
+  cpuUsage(): Promise<NodeJS.CpuUsage> {
+    return this.worker.cpuUsage();
   }
 
   /** Stores the columns (see SqliteWriter.close) and ends the thread. */

@@ -4,18 +4,21 @@ import { AdReader, type ReaderTuning } from './ad-reader';
 import { ChangeFeedReader } from './change-log';
 import { EntityReader } from './entity-reader';
 import { GenerationCache } from './generation-cache';
-import { LiveColumns } from './live-columns';
+import { ReaderColumns } from './shared-columns';
 import { applyPragmasForReading } from './schema';
 
 /** What a query worker serves: every read of the port, synchronous. */
 type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
-/** The methods a worker call may name: every read of the port, and the two steps of a catch-up round (WorkerPool). */
-export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'adChanges' | 'catchUp' | 'checkpointWal';
+/** The methods a worker call may name: every read of the port. */
+export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'adChanges';
 
-/** A reader that keeps its snapshot between reads (a query worker's): how old the snapshot may get. */
-export interface SnapshotHold {
-  /** A read finding its snapshot older than this moves to the newest batch first (writes no catch-up announced). */
-  readonly maxAgeMs: number;
+/** How a reader finds its ad columns. */
+export interface ReaderOptions extends ReaderTuning {
+  /**
+   * Take the columns the live writer of this process publishes (shared-columns.ts) when there are some for what a
+   * read sees; false: always derive them from the store (tests of that path). Default true.
+   */
+  readonly follow?: boolean;
 }
 
 /**
@@ -23,10 +26,9 @@ export interface SnapshotHold {
  * worker thread of the pool (or in-process when the pool has no workers). Ads: `./ad-reader`; entity
  * records and the catalog: `./entity-reader`.
  *
- * A query worker's reader holds its snapshot (one read transaction) from read to read, so bringing its columns
- * forward over a live batch happens when the pool asks (`catchUp`, one worker at a time, while the others answer
- * from the snapshot they hold) rather than on the path of the next query, where every query queued behind it would
- * wait (docs/performance.md, "Live data").
+ * Each read runs in a read transaction of its own, so no snapshot is held between reads (the writer's checkpoints
+ * never wait for an idle reader), and takes the ad columns the live writer published for the batch it sees: a
+ * reader does no work per batch (ADR 0009).
  */
 export class SqliteReader implements StoreReads {
   private readonly db: DatabaseSync;
@@ -34,74 +36,36 @@ export class SqliteReader implements StoreReads {
   private readonly ads: AdReader;
   private readonly entities: EntityReader;
   private readonly feed: ChangeFeedReader;
-  /** When the held snapshot began (performance.now()), or null when none is held. */
-  private heldSince: number | null = null;
-  /** A writable connection for checkpointWal only (opened on first use). */
-  private checkpointer: DatabaseSync | null = null;
+  private readonly columns: ReaderColumns;
 
-  constructor(
-    private readonly file: string,
-    options: ReaderTuning = {},
-    private readonly hold: SnapshotHold | null = null,
-  ) {
+  constructor(file: string, options: ReaderOptions = {}) {
     this.db = new DatabaseSync(file, { readOnly: true });
     applyPragmasForReading(this.db);
     this.cache = new GenerationCache(this.db);
     this.entities = new EntityReader(this.db, this.cache);
     this.feed = new ChangeFeedReader(this.db);
-    this.ads = new AdReader(this.db, this.cache, this.entities, new LiveColumns(this.db), options);
+    this.columns = new ReaderColumns(this.db, file, options.follow ?? true);
+    this.ads = new AdReader(this.db, this.cache, this.entities, this.columns, options);
   }
 
   /**
-   * Runs one read in a read transaction: every statement of it sees the same live batches (the columns are brought
-   * forward to them first), so a query sees a batch whole or not at all.
+   * Runs one read in a read transaction: every statement of it sees the same live batches, and the columns are those
+   * of that batch, so a query sees a batch whole or not at all.
    */
   private read<T>(run: () => T): T {
-    if (!this.hold) {
-      this.db.exec('BEGIN');
-      try {
-        return run();
-      } finally {
-        this.db.exec('COMMIT');
-      }
-    }
-    if (this.heldSince !== null && performance.now() - this.heldSince > this.hold.maxAgeMs) this.release();
-    if (this.heldSince === null) {
-      this.db.exec('BEGIN');
-      this.heldSince = performance.now();
-    }
+    this.columns.beforeRead();
+    this.db.exec('BEGIN');
     try {
       return run();
     } finally {
-      // A statement that failed may have ended the transaction; the next read begins another.
-      if (!this.db.isTransaction) this.heldSince = null;
+      // A statement that failed may have ended the transaction already.
+      if (this.db.isTransaction) this.db.exec('COMMIT');
     }
   }
 
-  /** Ends the held snapshot (an idle worker lets the writer's checkpoints pass); the next read begins a new one. */
-  release(): void {
-    if (this.heldSince === null) return;
-    this.heldSince = null;
-    if (this.db.isTransaction) this.db.exec('COMMIT');
-  }
-
-  /** Moves to the newest batch now: a new snapshot, the columns brought forward to it. */
-  catchUp(): void {
-    this.release();
-    this.read(() => this.ads.columnarAds());
-  }
-
-  /**
-   * Copies the write-ahead log into the database file as far as every reader's snapshot allows (a passive
-   * checkpoint: it waits for nobody). The pool runs it once every worker has caught up, so it copies all of it, and
-   * then has the workers take new snapshots: none of them needs the log any more, and the writer's next batch starts
-   * it over from the beginning. Readers that hold their snapshots never all let go of the log at once otherwise, and
-   * it grew without end (1.9 GB within one run of 25,000 live sightings at 1M ads; every page a read missed was
-   * looked up in it).
-   */
-  checkpointWal(): void {
-    this.checkpointer ??= new DatabaseSync(this.file);
-    this.checkpointer.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  /** Times this reader derived its ad columns itself instead of taking the live writer's (not on the port: for tests). */
+  get columnsDerived(): number {
+    return this.columns.derivations;
   }
 
   /** Loads the in-memory columns ahead of the first request (workers call it at start). */
@@ -110,7 +74,7 @@ export class SqliteReader implements StoreReads {
   }
 
   close(): void {
-    if (this.checkpointer?.isOpen) this.checkpointer.close();
+    this.columns.close();
     if (this.db.isOpen) this.db.close();
   }
 

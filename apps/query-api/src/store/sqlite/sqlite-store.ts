@@ -2,9 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { AdStore } from '../ad-store.port';
-import type { ReaderTuning } from './ad-reader';
 import { BASE_TABLES } from './schema';
-import { type ReaderMethod, SqliteReader } from './sqlite-reader';
+import { type ReaderMethod, type ReaderOptions, SqliteReader } from './sqlite-reader';
 import { WorkerPool } from './worker-pool';
 
 export interface SqliteStoreOptions {
@@ -14,8 +13,8 @@ export interface SqliteStoreOptions {
   workers: number;
   /** The bundled worker entry; defaults to sqlite-worker.js next to the running bundle. */
   workerScript?: string;
-  /** Passed to in-process readers (tests force one search path or another). */
-  tuning?: ReaderTuning;
+  /** Passed to in-process readers (tests force one search path or another); `follow` to the workers too. */
+  tuning?: ReaderOptions;
 }
 
 export const sqliteFileIn = (dataDir: string) => join(dataDir, 'ads.sqlite');
@@ -43,7 +42,7 @@ export class SqliteStore implements AdStore {
         : [join(__dirname, 'sqlite-worker.js'), join(dirname(process.argv[1] ?? '.'), 'sqlite-worker.js')];
       const script = candidates.find((c) => existsSync(c));
       if (!script) throw new Error(`the query worker script is missing (${candidates.join(', ')}): build query-api first`);
-      this.pool = new WorkerPool(script, options.file, options.workers);
+      this.pool = new WorkerPool(script, options.file, options.workers, options.tuning?.follow ?? true);
       this.inline = null;
     } else {
       this.pool = null;
@@ -64,15 +63,12 @@ export class SqliteStore implements AdStore {
     }
   }
 
-  ping: AdStore['ping'] = () => this.call('ping');
-  /**
-   * A live batch was written: the workers move to it now, taking turns (WorkerPool.catchUp), off the path of the
-   * queries. Not on the port: only SQLite's query workers need it (the live writer calls it, SqliteLiveWriter). An
-   * in-process reader reads each call in a transaction of its own.
-   */
-  catchUp(): Promise<void> {
-    return this.pool ? this.pool.catchUp() : Promise.resolve();
+  /** CPU time each query worker has used so far (µs; none in-process), for the benchmarks. */
+  workerCpuUsage(): Promise<NodeJS.CpuUsage[]> {
+    return this.pool ? this.pool.cpuUsage() : Promise.resolve([]);
   }
+
+  ping: AdStore['ping'] = () => this.call('ping');
   searchAds: AdStore['searchAds'] = (query) => this.call('searchAds', query);
   adChanges: NonNullable<AdStore['adChanges']> = (query) => this.call('adChanges', query);
   countAds: AdStore['countAds'] = (filter, exactUpTo) => this.call('countAds', filter, exactUpTo);

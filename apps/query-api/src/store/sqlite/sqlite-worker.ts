@@ -6,33 +6,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteReader } from './sqlite-reader';
 import type { WorkerReply, WorkerRequest } from './worker-pool';
 
-/**
- * A worker holds its snapshot from read to read and moves to a new batch when the pool says (catchUp). Bounds, for
- * writes no catch-up announced (another process writing the file): a read finding the snapshot older than
- * SNAPSHOT_MAX_AGE_MS takes a new one, and an idle worker lets its snapshot go after IDLE_RELEASE_MS (so the writer's
- * checkpoints never wait long for it).
- */
-const SNAPSHOT_MAX_AGE_MS = 5_000;
-const IDLE_RELEASE_MS = 1_000;
-
-const reader = new SqliteReader((workerData as { file: string }).file, {}, { maxAgeMs: SNAPSHOT_MAX_AGE_MS });
-let idle: NodeJS.Timeout | undefined;
-const rest = () => {
-  idle = setTimeout(() => reader.release(), IDLE_RELEASE_MS);
-  idle.unref();
-};
+const { file, follow } = workerData as { file: string; follow?: boolean };
+const reader = new SqliteReader(file, { follow });
 try {
   reader.warmUp();
 } catch {
   // An empty or half-written store: the first request reports it.
 }
-rest();
 
 /** A batch of calls made in one tick of the app (see WorkerPool): answered together, in order. */
 parentPort?.on('message', (batch: WorkerRequest[]) => {
-  clearTimeout(idle);
   parentPort?.postMessage(batch.map(run));
-  rest();
 });
 
 function run(request: WorkerRequest): WorkerReply {

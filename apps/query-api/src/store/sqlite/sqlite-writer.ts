@@ -8,16 +8,18 @@ import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
 import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
-import { LiveColumns } from './live-columns';
+import { type KnownRow, LiveColumns } from './live-columns';
 import { ChangeLog } from './change-log';
+import { ColumnsPublisher, type Publication } from './shared-columns';
+import { sharedAlloc } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
 import { ADDED, applyPragmasForWriting, BASE_TABLES, REMOVED, SCHEMA_VERSION, SECONDARY_INDEXES, UPDATED } from './schema';
 
 /**
  * The ingest side of the SQLite store, its single writer. A bulk load writes batches, then finish() rebuilds every
  * rollup from the whole store; a live batch (apply) changes the rows, counters and records it touches and logs the
- * rows it removed and added in `live_changes`, from which readers bring their columns forward (live-columns.ts).
- * Readers (worker threads) see a finished store, then every batch whole.
+ * rows it removed and added in `live_changes`; it brings the columns forward over the batch and publishes them to
+ * this process's readers (shared-columns.ts). Readers (worker threads) see a finished store, then every batch whole.
  */
 export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
@@ -26,8 +28,12 @@ export class SqliteWriter implements AdStoreWriter {
   /** The change feed's log, written with each live batch (change-log.ts). */
   private readonly changeLog: ChangeLog;
 
-  /** The columns as readers bring them forward, for checkpoints (created on the first one). */
+  /**
+   * The columns brought forward over each live batch, in shared memory (created on the first batch or checkpoint), and
+   * their publisher to this process's readers (shared-columns.ts).
+   */
   private live: LiveColumns | null = null;
+  private publisher: ColumnsPublisher | null = null;
   /** Live changes logged since the columns were last stored. */
   private changesSinceCheckpoint: number;
 
@@ -114,6 +120,8 @@ export class SqliteWriter implements AdStoreWriter {
     const seq = Number(this.meta('seq') ?? '0') + 1;
     const changes = new FacetTotals();
     const result: ApplyResult = { added: 0, replaced: 0, unchanged: 0, rejected: [] };
+    // The rows this batch leaves, as stored: the columns' forward pass takes them from here (prepareColumns).
+    const known = new Map<number, KnownRow>();
     this.db.exec('BEGIN');
     try {
       this.changeLog.record(seq, batch);
@@ -130,15 +138,21 @@ export class SqliteWriter implements AdStoreWriter {
         if (old && oldDoc && this.seenAgain(old, oldDoc(), ad, content)) {
           eachFacet(facetSourceOf(old), -1, changes);
           s.logChange.run(seq, old.rid, UPDATED);
+          known.set(old.rid, knownRow(ad, old.rid));
           result.replaced++;
         } else if (old) {
           eachFacet(facetSourceOf(old), -1, changes);
           this.remove(old.rid);
+          known.delete(old.rid);
           s.logChange.run(seq, old.rid, REMOVED);
-          s.logChange.run(seq, this.insert(ad, content), ADDED);
+          const rid = this.insert(ad, content);
+          s.logChange.run(seq, rid, ADDED);
+          known.set(rid, knownRow(ad, rid));
           result.replaced++;
         } else {
-          s.logChange.run(seq, this.insert(ad, content), ADDED);
+          const rid = this.insert(ad, content);
+          s.logChange.run(seq, rid, ADDED);
+          known.set(rid, knownRow(ad, rid));
           result.added++;
         }
         eachFacet(facetSourceOfRecord(ad), 1, changes);
@@ -146,9 +160,14 @@ export class SqliteWriter implements AdStoreWriter {
       this.entities.applyChanges(changes);
       this.setMeta('seq', String(seq));
       this.setMeta('generation', newGeneration());
+      const publication = this.prepareColumns(known);
       this.db.exec('COMMIT');
+      this.publisher?.post(publication);
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      // The columns may have been brought forward over the batch rolled back: load them again on the next one.
+      this.live = null;
+      this.publisher?.restart();
       throw new Error('applying a live batch to SQLite failed', { cause: error });
     }
     this.changesSinceCheckpoint += result.added + 2 * result.replaced;
@@ -214,7 +233,7 @@ export class SqliteWriter implements AdStoreWriter {
    * columns they brought forward (same base); one that starts later loads these and replays only what follows.
    */
   checkpoint(): void {
-    const current = (this.live ??= new LiveColumns(this.db)).current();
+    const current = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current();
     const seq = this.meta('seq') ?? '0';
     if (!current) return;
     const insert = this.db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
@@ -253,9 +272,20 @@ export class SqliteWriter implements AdStoreWriter {
     step('checkpoint', () => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
+  /**
+   * The columns brought forward over the batch being applied, with every index, ready to publish: built inside the
+   * batch's transaction (this connection sees the batch), so the post right after the commit is all readers wait for.
+   */
+  private prepareColumns(known: ReadonlyMap<number, KnownRow>): Publication | null {
+    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current(known);
+    if (!state) return null;
+    return (this.publisher ??= new ColumnsPublisher(this.file)).prepare(state, this.live.takeRelabels());
+  }
+
   /** Stores the columns first when live batches changed them, so the next start replays nothing. */
   async close(): Promise<void> {
     if (!this.db.isOpen) return;
+    this.publisher?.close();
     if (this.changesSinceCheckpoint > 0) this.checkpoint();
     this.db.close();
   }
@@ -355,6 +385,41 @@ function facetSourceOfRecord(ad: AdRecord): FacetSource {
     countries: [...new Set(ad.countries)],
     categories: [...new Set(ad.categories)],
     languages: [...new Set(ad.languages)],
+  };
+}
+
+/** The row an ad record is stored as (the values AD_ROW_COLUMNS reads back: insert, seenAgain and docValues), with its text. */
+function knownRow(ad: AdRecord, rid: number): KnownRow {
+  return {
+    row: {
+      rid,
+      id: ad.id,
+      activity_days: ad.activity_days_amount,
+      popularity: ad.popularity,
+      impressions: ad.impressions,
+      platform: ad.platform_name,
+      advertiser_id: ad.advertiser_id,
+      webmaster_id: ad.webmaster_id,
+      app_id: ad.app_id,
+      creative_id: ad.creative_id,
+      status: ad.status_today,
+      first_seen: ad.first_seen_date,
+      last_seen: ad.last_seen_date,
+      registrable: ad.registrable_domain,
+      host_rev: reverseHost(ad.landing_domain),
+      host: ad.landing_domain,
+      creative_format: ad.creative_format,
+      destination: ad.destination_type,
+      countries: ad.countries.join(','),
+      categories: ad.categories.join(','),
+      languages: ad.languages.join(','),
+      advertiser_name: ad.advertiser_name,
+      advertiser_account: ad.advertiser_account_id,
+      webmaster_name: ad.webmaster_name,
+      app_doc: ad.app ? JSON.stringify(ad.app) : null,
+      creative_title: ad.creative_title,
+    },
+    text: { title: ad.title, body: ad.body, landing_url: ad.landing_url },
   };
 }
 

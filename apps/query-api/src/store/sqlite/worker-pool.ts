@@ -29,8 +29,6 @@ interface Slot {
   pending: Map<number, Pending>;
   /** Calls made in this tick, posted together when it ends. */
   batch: WorkerRequest[];
-  /** Bringing its columns forward to a new batch (catchUp): lookups go elsewhere meanwhile. */
-  catchingUp: boolean;
 }
 
 /**
@@ -48,14 +46,13 @@ export class WorkerPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
-  /** The catch-up under way, and whether another batch landed since it started. */
-  private catchingUp: Promise<void> | null = null;
-  private again = false;
 
+  /** `follow`: workers take the live writer's published columns (false: each derives its own; the benchmark's baseline). */
   constructor(
     private readonly script: string,
     private readonly file: string,
     size: number,
+    private readonly follow = true,
   ) {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -67,48 +64,6 @@ export class WorkerPool {
     return this.send(this.pick(scan), method, args, scan);
   }
 
-  /**
-   * After a live batch: each worker in turn moves to it (SqliteReader.catchUp) while lookups go to the others, which
-   * answer from the snapshot they hold, so no query waits behind a worker bringing its columns forward. Then the
-   * write-ahead log is copied into the file and the workers take new snapshots, so the writer's next batch starts the
-   * log over (SqliteReader.checkpointWal): the live door waits for the round before it writes again. A batch landing
-   * during a round anyway (another writer) starts one more round when it ends. A worker's failure is its next query's
-   * to report.
-   */
-  catchUp(): Promise<void> {
-    if (this.catchingUp) {
-      this.again = true;
-      return this.catchingUp;
-    }
-    const round = async () => {
-      do {
-        this.again = false;
-        for (const slot of [...this.slots]) await this.turn(slot, 'catchUp');
-        // Every worker reads the newest batch now: the write-ahead log can be copied whole, and once each has taken a
-        // new snapshot (its columns are current: only the snapshot moves) none holds it, so the writer starts it over.
-        await this.turn(this.slots[0] as Slot, 'checkpointWal');
-        for (const slot of [...this.slots]) await this.turn(slot, 'catchUp');
-      } while (this.again && !this.closed);
-    };
-    this.catchingUp = round().finally(() => {
-      this.catchingUp = null;
-    });
-    return this.catchingUp;
-  }
-
-  /** One worker's part of a catch-up round; lookups go elsewhere meanwhile. */
-  private async turn(slot: Slot, method: 'catchUp' | 'checkpointWal'): Promise<void> {
-    if (this.closed) return;
-    slot.catchingUp = true;
-    try {
-      await this.send(slot, method, [], false);
-    } catch {
-      // Reported by the worker's next call (or its replacement's).
-    } finally {
-      slot.catchingUp = false;
-    }
-  }
-
   private send<M extends ReaderMethod>(slot: Slot, method: M, args: Parameters<SqliteReader[M]>, scan: boolean): Promise<ReturnType<SqliteReader[M]>> {
     const id = this.nextId++;
     return new Promise<ReturnType<SqliteReader[M]>>((resolve, reject) => {
@@ -117,22 +72,27 @@ export class WorkerPool {
     });
   }
 
+  /** CPU time each worker thread has used so far (µs), for the benchmarks. */
+  cpuUsage(): Promise<NodeJS.CpuUsage[]> {
+    return Promise.all(this.slots.map((slot) => slot.worker.cpuUsage()));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 
   /**
-   * A scan goes to the first worker (the others stay free for lookups), or while that one catches up to the second.
-   * A lookup goes to the least busy worker among those with no scan in flight and not catching up (any worker when
-   * none is), unless one with a batch open in this tick is at most one request busier: then the call joins that batch
-   * (a search's page and total wake one worker, not two), while a burst still spreads out.
+   * A scan goes to the first worker (the others stay free for lookups). A lookup goes to the least busy worker among
+   * those with no scan in flight (any worker when none is), unless one with a batch open in this tick is at most one
+   * request busier: then the call joins that batch (a search's page and total wake one worker, not two), while a
+   * burst still spreads out.
    */
   private pick(scan: boolean): Slot {
     const first = this.slots[0] as Slot;
     if (this.slots.length === 1) return first;
-    if (scan) return first.catchingUp ? (this.slots[1] as Slot) : first;
-    const busy = (slot: Slot) => slot.catchingUp || [...slot.pending.values()].some((p) => p.scan);
+    if (scan) return first;
+    const busy = (slot: Slot) => [...slot.pending.values()].some((p) => p.scan);
     const free = this.slots.filter((slot) => !busy(slot));
     const candidates = free.length ? free : this.slots;
     let least = candidates[0] as Slot;
@@ -151,8 +111,8 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.script, { workerData: { file: this.file } });
-    const slot: Slot = { worker, pending: new Map(), batch: [], catchingUp: false };
+    const worker = new Worker(this.script, { workerData: { file: this.file, follow: this.follow } });
+    const slot: Slot = { worker, pending: new Map(), batch: [] };
     worker.on('message', (replies: WorkerReply[]) => {
       for (const reply of replies) {
         const pending = slot.pending.get(reply.id);

@@ -55,10 +55,12 @@ describe('live batches give the answers of one offline load', () => {
     const { firstLoad, batches, finalRecords } = liveSightings(3_000);
     const expected = new SqliteStore({ file: await offline(dir, finalRecords), workers: 0 });
     const file = join(dir, 'live.sqlite');
-    // A reader that follows every batch (its columns are brought forward batch by batch, across the writer's
-    // checkpoints), one that starts halfway (it loads a checkpoint and replays what follows), and one that only reads
-    // at the end (after the writer closed: everything stored, nothing to replay).
+    // A reader that takes the columns the writer publishes with every batch (shared-columns.ts), one that derives
+    // them itself batch by batch across the writer's checkpoints (as a reader with no writer in its process does),
+    // one that starts halfway (it loads a checkpoint, replays what follows, then takes the next publication), and one
+    // that only reads at the end (after the writer closed: everything stored, nothing to replay).
     const following = { store: null as SqliteStore | null };
+    const deriving = { store: null as SqliteStore | null };
     const halfway = { store: null as SqliteStore | null, batches: 0 };
     const totals = await live(
       file,
@@ -67,7 +69,8 @@ describe('live batches give the answers of one offline load', () => {
       async () => {
         if (++halfway.batches === Math.floor(batches.length / 2)) halfway.store = new SqliteStore({ file, workers: 0 });
         following.store ??= new SqliteStore({ file, workers: 0 });
-        for (const store of [following.store, halfway.store]) {
+        deriving.store ??= new SqliteStore({ file, workers: 0, tuning: { follow: false } });
+        for (const store of [following.store, deriving.store, halfway.store]) {
           await store?.searchAds({ filter: { country: 'US' }, sort: 'date', order: 'desc', limit: 5 });
           await store?.trends({
             dimension: 'geo',
@@ -86,10 +89,11 @@ describe('live batches give the answers of one offline load', () => {
     const late = new SqliteStore({ file, workers: 0 });
     try {
       expect(await firstDifference(expected, following.store as SqliteStore, finalRecords)).toBeNull();
+      expect(await firstDifference(expected, deriving.store as SqliteStore, finalRecords)).toBeNull();
       expect(await firstDifference(expected, late, finalRecords)).toBeNull();
       expect(await firstDifference(expected, halfway.store as SqliteStore, finalRecords)).toBeNull();
     } finally {
-      await Promise.all([expected.close(), late.close(), following.store?.close(), halfway.store?.close()]);
+      await Promise.all([expected.close(), late.close(), following.store?.close(), deriving.store?.close(), halfway.store?.close()]);
     }
   }, 120_000);
 });
@@ -103,10 +107,10 @@ const loadLive = (workers: number) => async (records: AdRecord[]) => {
   const batches: AdRecord[][] = [changed];
   for (let i = 3; i < records.length; i += 2) batches.push(records.slice(i, i + 2));
   batches.push(records.slice(0, 4));
-  // As the live door does after each batch: the readers catch up (query workers hold their snapshot until then).
+  // Reading between the batches, as the app does: the readers take the columns each batch publishes.
   await live(file, records.slice(0, 3), batches, async () => {
-    await store.catchUp();
     await store.ping();
+    await store.countAds({}, 1);
   });
   return {
     store,
@@ -129,7 +133,7 @@ describe("the serving process's live writer (its own thread)", () => {
     const dir = mkdtempSync(join(tmpdir(), 'query-live-writer-'));
     const file = join(dir, 'ads.sqlite');
     const store = new SqliteStore({ file, workers: 2, workerScript: WORKER_SCRIPT });
-    const writer = new SqliteLiveWriter(file, { script: WRITER_SCRIPT, readers: store });
+    const writer = new SqliteLiveWriter(file, { script: WRITER_SCRIPT });
     try {
       const [first, ...rest] = FIXTURE_RECORDS;
       // The first batch into a store never finished is loaded in full; later ones are live batches.
@@ -139,7 +143,7 @@ describe("the serving process's live writer (its own thread)", () => {
         { added: rest.length, replaced: 0, unchanged: 0 },
         { added: 0, replaced: 1, unchanged: 0 },
       ]);
-      // apply resolved once the query workers had moved to the batch (the writer was given them as its readers).
+      // The query workers answer from the columns the writer thread published with the batch (shared-columns.ts).
       expect((await store.countAds({}, 1_000)).total).toBe(FIXTURE_RECORDS.length);
       expect((await store.getAd((first as AdRecord).id))?.status_today).toBe('inactive');
       await writer.close();

@@ -1,0 +1,25 @@
+/** The typed arrays the ad columns and their indexes are made of. */
+export type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
+
+export interface TypedArrayOf<A extends TypedArray> {
+  new (length: number): A;
+  new (buffer: SharedArrayBuffer): A;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * Where a new column or index lives: in ordinary memory (a reader deriving its own columns), or in shared memory (the
+ * live writer's, published to the query workers without a copy: shared-columns.ts).
+ */
+export type Alloc = <A extends TypedArray>(make: TypedArrayOf<A>, length: number) => A;
+
+export const localAlloc: Alloc = (make, length) => new make(length);
+
+export const sharedAlloc: Alloc = (make, length) => new make(new SharedArrayBuffer(length * make.BYTES_PER_ELEMENT));
+
+/** A copy of `from` in memory from `alloc`. */
+export function copyInto<A extends TypedArray>(alloc: Alloc, make: TypedArrayOf<A>, from: A): A {
+  const to = alloc(make, from.length);
+  to.set(from as never);
+  return to;
+}
