@@ -71,7 +71,7 @@ export const ingestConfigShape = {
     .max(60_000)
     .default(500)
     .describe(
-      'least time between the starts of two batches smaller than INGEST_BATCH_MAX: readers bring their columns forward once per ' +
+      'least time between the starts of two batches smaller than INGEST_BATCH_MAX: the writer brings the columns forward once per ' +
         'batch, so fewer, larger batches cost less; adds up to this much to freshness',
     ),
   INGEST_CLAIM_IDLE_MS: z.coerce
