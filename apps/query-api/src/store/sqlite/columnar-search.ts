@@ -196,6 +196,16 @@ export class ColumnarAds {
     };
   }
 
+  /**
+   * For readers that visit their own candidates (the change feed, change-log.ts): whether the ad at a position passes
+   * `filter` (words aside: they come as bits or candidates), and the shortest posting list among its filters (every
+   * match is in it; null: none has one). Null when nothing can match.
+   */
+  filterCheck(filter: AdFilter): { matches: (p: number) => boolean; postings: Int32Array | null } | null {
+    const f = this.compile(filter);
+    return f ? { matches: this.matcher(f, null), postings: this.shortestPostings(f)?.positions ?? null } : null;
+  }
+
   /** The shortest posting list among the filters that have one (null: none does). */
   private shortestPostings(f: CompiledFilter): Postings | null {
     let best: Postings | null = null;

@@ -48,8 +48,10 @@ export class SqliteReader implements StoreReads {
     applyPragmasForReading(this.db);
     this.cache = new GenerationCache(this.db);
     this.entities = new EntityReader(this.db, this.cache);
-    this.feed = new ChangeFeedReader(this.db);
-    this.ads = new AdReader(this.db, this.cache, this.entities, new LiveColumns(this.db), options);
+    // One set of columns per reader: the feed checks its filters on the same columns the searches use.
+    const columns = new LiveColumns(this.db);
+    this.feed = new ChangeFeedReader(this.db, columns);
+    this.ads = new AdReader(this.db, this.cache, this.entities, columns, options);
   }
 
   /**
