@@ -338,6 +338,34 @@ class FeedIndex {
 /** Checks one ad, by its row id, against the filter. */
 type AdCheck = (rid: number) => boolean;
 
+/** Ads (row ids) that hold every match of a filter, and how many. */
+interface Candidates {
+  size: number;
+  each(visit: (rid: number) => void): void;
+}
+
+function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < bits.length; i++) {
+    let v = bits[i] ?? 0;
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
+}
+
+function eachBit(bits: Uint32Array, visit: (p: number) => void): void {
+  for (let w = 0; w < bits.length; w++) {
+    let word = bits[w] ?? 0;
+    while (word !== 0) {
+      const bit = 31 - Math.clz32(word & -word);
+      word = (word ^ (1 << bit)) >>> 0;
+      visit(w * 32 + bit);
+    }
+  }
+}
+
 /** The reader's side: the store's position, and the feed since an earlier one. */
 export class ChangeFeedReader {
   private index: FeedIndex | null = null;
@@ -372,19 +400,19 @@ export class ChangeFeedReader {
     const columnar = this.columns?.current()?.columnar ?? null;
     const filter = this.checkFor(query.filter);
     if (filter === null) return empty;
-    const { check, postings } = filter;
+    const { check, candidates } = filter;
     const wantActive = query.filter.status === undefined ? null : query.filter.status === 'active';
     const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const start = index.firstAfter(query.since.seq);
     const { next, prev, before, after, at } = index;
-    // Visit the log's rows after `since`, or, when the filter's posting list is shorter, the rows of its ads.
+    // Visit the log's rows after `since`, or, when the filter's candidates are fewer, the latest rows of those ads.
     let visits: Int32Array | null = null;
-    if (postings && columnar && postings.length < index.length - start) {
+    if (candidates && candidates.size < index.length - start) {
       const rows: number[] = [];
-      for (const p of postings) {
-        const row = index.rowOf(columnar.cols.rid[p] ?? 0);
+      candidates.each((rid) => {
+        const row = index.rowOf(rid);
         if (row >= start) rows.push(row);
-      }
+      });
       visits = Int32Array.from(rows).sort();
     }
     const picked: { row: number; rid: number; change: AdChange }[] = [];
@@ -467,45 +495,50 @@ export class ChangeFeedReader {
   }
 
   /**
-   * The filter (its status aside: the feed checks the status the ad has now) as a check per ad: on the columns when
-   * the reader has them (words by their bitsets, or the text index's rows), else in SQL. Undefined: nothing to
-   * check; null: nothing can match.
+   * The filter (its status aside: the feed checks the status the ad has now) as a check per ad, on the columns when
+   * the reader has them (words by their bitsets, or the text index's rows), else in SQL; and the smallest set of ads
+   * known to hold every match (a posting list, the words' bits or rows), which the feed visits instead of the log when
+   * it is the shorter. Check undefined: nothing to check; null: nothing can match.
    */
-  private checkFor(filter: AdFilter): { check: AdCheck | undefined; postings: Int32Array | null } | null {
+  private checkFor(filter: AdFilter): { check: AdCheck | undefined; candidates: Candidates | null } | null {
     const { status: _status, words: wanted, ...rest } = filter;
-    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, postings: null };
+    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, candidates: null };
     const state = this.columns?.current() ?? null;
     const columnar = state?.columnar;
     if (!state || !columnar || (filter.landingDomain && !columnar.servesHosts)) {
       const conditions = conditionsOf({ ...rest, ...(wanted ? { words: wanted } : {}) }, null);
       const statement = this.db.prepare(`SELECT 1 FROM ads WHERE ads.rid = ? AND ${conditions.sql}`);
-      return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, postings: null };
+      return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, candidates: null };
     }
     const compiled = Object.keys(rest).length ? columnar.filterCheck(rest) : { matches: () => true, postings: null };
     if (!compiled) return null;
     const { matches, postings } = compiled;
-    let inWords: ((p: number) => boolean) | null = null;
+    const rids = columnar.cols.rid;
+    const sources: Candidates[] = [];
+    if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach((p) => visit(rids[p] ?? 0)) });
+    let inWords: ((rid: number, p: number) => boolean) | null = null;
     if (wanted?.length) {
-      const bits = wanted.map((w) => state.wordBits.get(w));
-      if (bits.every((b) => b !== undefined)) {
-        const all = bits as Uint32Array[];
-        inWords = (p) => all.every((b) => ((b[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0);
+      const each = wanted.map((w) => state.wordBits.get(w));
+      if (each.every((b) => b !== undefined)) {
+        const [first, ...others] = each as Uint32Array[];
+        const bits = first ? first.slice() : new Uint32Array(0);
+        for (const other of others) for (let i = 0; i < bits.length; i++) bits[i] = (bits[i] ?? 0) & (other[i] ?? 0);
+        inWords = (_rid, p) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
+        sources.push({ size: popcount(bits), each: (visit) => eachBit(bits, (p) => visit(rids[p] ?? 0)) });
       } else {
         const statement = this.db.prepare('SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?');
-        const rids = new Set((statement.all(ftsQuery(wanted)) as { rowid: number }[]).map((r) => r.rowid));
-        const check = (rid: number) => {
-          const p = columnar.positionOf(rid);
-          return p >= 0 && rids.has(rid) && matches(p);
-        };
-        return { check, postings };
+        const found = new Set((statement.all(ftsQuery(wanted)) as { rowid: number }[]).map((r) => r.rowid));
+        inWords = (rid) => found.has(rid);
+        sources.push({ size: found.size, each: (visit) => found.forEach(visit) });
       }
     }
     const inWordsNow = inWords;
     const check = (rid: number) => {
       const p = columnar.positionOf(rid);
-      return p >= 0 && matches(p) && (!inWordsNow || inWordsNow(p));
+      return p >= 0 && matches(p) && (!inWordsNow || inWordsNow(rid, p));
     };
-    return { check, postings };
+    const candidates = sources.reduce<Candidates | null>((best, c) => (!best || c.size < best.size ? c : best), null);
+    return { check, candidates };
   }
 
   private hasLog(): boolean {
