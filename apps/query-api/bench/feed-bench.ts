@@ -218,6 +218,7 @@ async function main() {
       ending: { type: 'string' },
       changing: { type: 'string' },
       limit: { type: 'string' },
+      shapes: { type: 'string' },
     },
   });
   const dir = values.store;
@@ -272,7 +273,8 @@ async function main() {
     out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const ratios: string[] = [];
     let started = 0;
-    for (const shape of shapes) {
+    const only = values.shapes?.split(',');
+    for (const shape of shapes.filter((s) => !only || only.includes(s.name.split(' ')[0] ?? ''))) {
       const plain = { cpu: [] as number[], wall: [] as number[] };
       const feed = { cpu: [] as number[], wall: [] as number[], rows: 0, total: 0, examined: 0, probed: 0 };
       for (let i = -3; i < runs; i++) {

@@ -335,13 +335,18 @@ class FeedIndex {
   }
 }
 
+/** Visits of candidates carry their position below this factor (columns of up to 4M ads). */
+const POSITIONS = 2 ** 22;
+
 /** Checks one ad, by its row id, against the filter. */
 type AdCheck = (rid: number) => boolean;
 
-/** Ads (row ids) that hold every match of a filter, and how many. */
+/** The positions (in the reader's columns) of ads that hold every match of a filter, how many, and the checks left. */
 interface Candidates {
   size: number;
-  each(visit: (rid: number) => void): void;
+  each(visit: (p: number) => void): void;
+  /** What a candidate must still pass (null: nothing, every candidate matches). */
+  besides: ((p: number) => boolean) | null;
 }
 
 function popcount(bits: Uint32Array): number {
@@ -405,16 +410,19 @@ export class ChangeFeedReader {
     const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const start = index.firstAfter(query.since.seq);
     const { next, prev, before, after, at } = index;
-    // Visit the log's rows after `since`, or, when the filter's candidates are fewer, the latest rows of those ads.
-    let visits: Int32Array | null = null;
-    if (candidates && candidates.size < index.length - start) {
-      const rows: number[] = [];
-      candidates.each((rid) => {
-        const row = index.rowOf(rid);
-        if (row >= start) rows.push(row);
+    // Visit the log's rows after `since`, or, when the filter's candidates are fewer, the latest rows of those ads:
+    // each visit as row * 2^22 + position, sorted (change order), so the position comes along.
+    let visits: Float64Array | null = null;
+    if (candidates && columnar && candidates.size < index.length - start) {
+      const byPosition = this.rowsByPosition(columnar, index);
+      const found: number[] = [];
+      candidates.each((p) => {
+        const row = byPosition[p] ?? -1;
+        if (row >= start) found.push(row * POSITIONS + p);
       });
-      visits = Int32Array.from(rows).sort();
+      visits = Float64Array.from(found).sort();
     }
+    const visitCheck = candidates?.besides ?? null;
     const picked: { row: number; rid: number; change: AdChange }[] = [];
     let matched = 0;
     let hasMore = false;
@@ -426,7 +434,8 @@ export class ChangeFeedReader {
     const befores = before.data;
     const afters = after.data;
     for (let k = 0; k < visiting; k++) {
-      const row = visits ? (visits[k] ?? 0) : start + k;
+      const visit = visits ? (visits[k] ?? 0) : 0;
+      const row = visits ? Math.floor(visit / POSITIONS) : start + k;
       examined++;
       if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
       let firstRow = row;
@@ -437,9 +446,17 @@ export class ChangeFeedReader {
       // The status the ad has now: active only while its last sighting is the data's day.
       if (wantActive !== null && (isNow % 2 === 1) !== wantActive) continue;
       probed++;
-      // Without a filter the row id is needed only for the rows a page shows.
-      const rid = check || (row > afterRow && picked.length < query.limit) ? this.ridAt(index, row, columnar) : 0;
-      if (check && !check(rid)) continue;
+      let rid = 0;
+      if (visits && columnar) {
+        // A candidate's position is current: its row id and the checks left are read there.
+        const p = visit % POSITIONS;
+        if (visitCheck && !visitCheck(p)) continue;
+        rid = columnar.cols.rid[p] ?? 0;
+      } else {
+        // Without a filter the row id is needed only for the rows a page shows.
+        if (check || (row > afterRow && picked.length < query.limit)) rid = this.ridAt(index, row, columnar);
+        if (check && !check(rid)) continue;
+      }
       matched++;
       if (row > afterRow) {
         if (picked.length < query.limit) picked.push({ row, rid, change: classifyKeys(was, isNow) ?? 'changed' });
@@ -483,6 +500,30 @@ export class ChangeFeedReader {
     return index;
   }
 
+  /**
+   * Per position of these columns, the latest log row of the ad there (-1: none): built once per set of columns (a
+   * pass over every ad, like the columns' own indexes after a batch), then brought forward with the rows read since,
+   * so a filter's candidates find their rows in position order rather than by row id all over memory.
+   */
+  private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): Int32Array {
+    let held = this.byPosition.get(columnar);
+    if (!held || held.index !== index) {
+      const rows = new Int32Array(columnar.cols.n);
+      const rids = columnar.cols.rid;
+      for (let p = 0; p < rows.length; p++) rows[p] = index.rowOf(rids[p] ?? 0);
+      held = { index, upTo: index.length, rows };
+      this.byPosition.set(columnar, held);
+    }
+    for (let row = held.upTo; row < index.length; row++) {
+      const p = columnar.positionOf(index.rid.data[row] ?? 0);
+      if (p >= 0) held.rows[p] = row;
+    }
+    held.upTo = index.length;
+    return held.rows;
+  }
+
+  private readonly byPosition = new WeakMap<ColumnarAds, { index: FeedIndex; upTo: number; rows: Int32Array }>();
+
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
   private ridAt(index: FeedIndex, row: number, columnar: ColumnarAds | null): number {
     const held = index.rid.data[row] ?? 0;
@@ -510,27 +551,37 @@ export class ChangeFeedReader {
       const statement = this.db.prepare(`SELECT 1 FROM ads WHERE ads.rid = ? AND ${conditions.sql}`);
       return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, candidates: null };
     }
-    const compiled = Object.keys(rest).length ? columnar.filterCheck(rest) : { matches: () => true, postings: null };
+    const others = Object.keys(rest).length > 0;
+    const compiled = others ? columnar.filterCheck(rest) : { matches: () => true, postings: null, besides: null };
     if (!compiled) return null;
-    const { matches, postings } = compiled;
-    const rids = columnar.cols.rid;
+    const { matches, postings, besides } = compiled;
     const sources: Candidates[] = [];
-    if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach((p) => visit(rids[p] ?? 0)) });
     let inWords: ((rid: number, p: number) => boolean) | null = null;
     if (wanted?.length) {
       const each = wanted.map((w) => state.wordBits.get(w));
       if (each.every((b) => b !== undefined)) {
-        const [first, ...others] = each as Uint32Array[];
+        const [first, ...more] = each as Uint32Array[];
         const bits = first ? first.slice() : new Uint32Array(0);
-        for (const other of others) for (let i = 0; i < bits.length; i++) bits[i] = (bits[i] ?? 0) & (other[i] ?? 0);
-        inWords = (_rid, p) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
-        sources.push({ size: popcount(bits), each: (visit) => eachBit(bits, (p) => visit(rids[p] ?? 0)) });
+        for (const other of more) for (let i = 0; i < bits.length; i++) bits[i] = (bits[i] ?? 0) & (other[i] ?? 0);
+        const has = (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
+        inWords = (_rid, p) => has(p);
+        sources.push({ size: popcount(bits), each: (visit) => eachBit(bits, visit), besides: others ? matches : null });
+        if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides: besides ? (p) => besides(p) && has(p) : has });
       } else {
         const statement = this.db.prepare('SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?');
         const found = new Set((statement.all(ftsQuery(wanted)) as { rowid: number }[]).map((r) => r.rowid));
         inWords = (rid) => found.has(rid);
-        sources.push({ size: found.size, each: (visit) => found.forEach(visit) });
+        const each = (visit: (p: number) => void) =>
+          found.forEach((rid) => {
+            const p = columnar.positionOf(rid);
+            if (p >= 0) visit(p);
+          });
+        sources.push({ size: found.size, each, besides: others ? matches : null });
+        const rids = columnar.cols.rid;
+        if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides: (p) => (!besides || besides(p)) && found.has(rids[p] ?? 0) });
       }
+    } else if (postings) {
+      sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides });
     }
     const inWordsNow = inWords;
     const check = (rid: number) => {
