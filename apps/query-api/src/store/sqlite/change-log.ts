@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Ad, AdChange } from '@adintel/contracts';
 import type { AdChangesQuery, AdChangesResult, AdFilter, AdRecord, ChangedAd, ChangePosition } from '../ad-store.port';
 import { conditionsOf, ftsQuery } from './ad-planner';
 import type { ColumnarAds } from './columnar-search';
-import type { LiveColumns } from './live-columns';
+import type { ColumnsState, LiveColumns } from './live-columns';
 
 /**
  * The change feed's log (issue 36, search_ads `changed_since`). The live writer records, in the transaction of each
@@ -285,13 +285,8 @@ class FeedIndex {
   ) {}
 
   /** Reads the rows after the last one held (all of them in one pass: the join resolves each ad's row id). */
-  load(db: DatabaseSync): boolean {
-    const rows = db
-      .prepare(
-        `SELECT f.n AS n, f.seq AS seq, f.prev AS prev, f.before AS before, f.after AS after, f.at AS at, a.rid AS rid
-         FROM ad_feed f LEFT JOIN ads a ON a.id = f.id WHERE f.n >= ? ORDER BY f.n`,
-      )
-      .iterate(this.first + this.length) as Iterable<{ n: number; seq: number; prev: number | null; before: string | null; after: string; at: string; rid: number | null }>;
+  load(statement: StatementSync): boolean {
+    const rows = statement.iterate(this.first + this.length) as Iterable<{ n: number; seq: number; prev: number | null; before: string | null; after: string; at: string; rid: number | null }>;
     for (const row of rows) {
       const i = this.length;
       // Numbers are given one after another; a gap means the log is not the one read so far.
@@ -335,8 +330,9 @@ class FeedIndex {
   }
 }
 
-/** Visits of candidates carry their position below this factor (columns of up to 4M ads). */
-const POSITIONS = 2 ** 22;
+/** The log's rows from a number on, each with the ad's row id now (FeedIndex.load). */
+const LOAD_ROWS = `SELECT f.n AS n, f.seq AS seq, f.prev AS prev, f.before AS before, f.after AS after, f.at AS at, a.rid AS rid
+  FROM ad_feed f LEFT JOIN ads a ON a.id = f.id WHERE f.n >= ? ORDER BY f.n`;
 
 /** Checks one ad, by its row id, against the filter. */
 type AdCheck = (rid: number) => boolean;
@@ -374,6 +370,8 @@ function eachBit(bits: Uint32Array, visit: (p: number) => void): void {
 /** The reader's side: the store's position, and the feed since an earlier one. */
 export class ChangeFeedReader {
   private index: FeedIndex | null = null;
+  /** Statements prepared once (a feed call runs several small ones; preparing each anew cost more than running it). */
+  private readonly statements = new Map<string, StatementSync>();
 
   /** `columns`: the reader's ad columns, to check filters on (without them each ad is checked in SQL). */
   constructor(
@@ -382,7 +380,7 @@ export class ChangeFeedReader {
   ) {}
 
   position(): ChangePosition {
-    const rows = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('columns_base', 'seq')").all() as { key: string; value: string }[];
+    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('columns_base', 'seq')").all() as { key: string; value: string }[];
     const meta = new Map(rows.map((r) => [r.key, r.value]));
     return { store: meta.get('columns_base') ?? '', seq: Number(meta.get('seq') ?? '0') };
   }
@@ -396,14 +394,15 @@ export class ChangeFeedReader {
   changes(query: AdChangesQuery): AdChangesResult {
     const position = this.position();
     if (query.since.store !== position.store || query.since.seq > position.seq) return { outcome: 'foreign' };
-    const from = this.db.prepare("SELECT value FROM meta WHERE key = 'feed_from'").get() as { value: string } | undefined;
+    const from = this.sql("SELECT value FROM meta WHERE key = 'feed_from'").get() as { value: string } | undefined;
     // No log yet: no live batch since the load, so the position is the load's and nothing can be missing.
     if (from && query.since.seq < Number(from.value)) return { outcome: 'expired' };
     const empty: AdChangesResult = { outcome: 'page', page: { rows: [], hasMore: false, lastKey: null }, count: { total: 0, estimated: false }, position };
     if (!this.hasLog() || query.since.seq === position.seq) return empty;
     const index = this.current(position.store);
-    const columnar = this.columns?.current()?.columnar ?? null;
-    const filter = this.checkFor(query.filter);
+    const state = this.columns?.current() ?? null;
+    const columnar = state?.columnar ?? null;
+    const filter = this.checkFor(query.filter, state);
     if (filter === null) return empty;
     const { check, candidates } = filter;
     const wantActive = query.filter.status === undefined ? null : query.filter.status === 'active';
@@ -411,16 +410,21 @@ export class ChangeFeedReader {
     const start = index.firstAfter(query.since.seq);
     const { next, prev, before, after, at } = index;
     // Visit the log's rows after `since`, or, when the filter's candidates are fewer, the latest rows of those ads:
-    // each visit as row * 2^22 + position, sorted (change order), so the position comes along.
-    let visits: Float64Array | null = null;
+    // marked in a bitset over the rows (read in change order without a sort), each with its position beside it.
+    let marks: Uint32Array | null = null;
+    let positionAt: Int32Array = this.scratch;
     if (candidates && columnar && candidates.size < index.length - start) {
       const byPosition = this.rowsByPosition(columnar, index);
-      const found: number[] = [];
+      const marked = new Uint32Array((index.length - start + 31) >>> 5);
+      if (positionAt.length < index.length - start) positionAt = this.scratch = new Int32Array(Math.max(index.length - start, 2 * positionAt.length));
+      const at = positionAt;
       candidates.each((p) => {
-        const row = byPosition[p] ?? -1;
-        if (row >= start) found.push(row * POSITIONS + p);
+        const k = (byPosition[p] ?? -1) - start;
+        if (k < 0) return;
+        marked[k >>> 5] = (marked[k >>> 5] ?? 0) | (1 << (k & 31));
+        at[k] = p;
       });
-      visits = Float64Array.from(found).sort();
+      marks = marked;
     }
     const visitCheck = candidates?.besides ?? null;
     const picked: { row: number; rid: number; change: AdChange }[] = [];
@@ -428,14 +432,24 @@ export class ChangeFeedReader {
     let hasMore = false;
     let examined = 0;
     let probed = 0;
-    const visiting = visits ? visits.length : index.length - start;
+    const visiting = index.length - start;
     const nexts = next.data;
     const prevs = prev.data;
     const befores = before.data;
     const afters = after.data;
     for (let k = 0; k < visiting; k++) {
-      const visit = visits ? (visits[k] ?? 0) : 0;
-      const row = visits ? Math.floor(visit / POSITIONS) : start + k;
+      if (marks) {
+        // Skip to the next marked row.
+        let word = (marks[k >>> 5] ?? 0) >>> (k & 31);
+        while (word === 0) {
+          k = ((k >>> 5) + 1) << 5;
+          if (k >= visiting) break;
+          word = marks[k >>> 5] ?? 0;
+        }
+        if (k >= visiting) break;
+        k += 31 - Math.clz32(word & -word);
+      }
+      const row = start + k;
       examined++;
       if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
       let firstRow = row;
@@ -447,9 +461,9 @@ export class ChangeFeedReader {
       if (wantActive !== null && (isNow % 2 === 1) !== wantActive) continue;
       probed++;
       let rid = 0;
-      if (visits && columnar) {
+      if (marks && columnar) {
         // A candidate's position is current: its row id and the checks left are read there.
-        const p = visit % POSITIONS;
+        const p = positionAt[k] ?? 0;
         if (visitCheck && !visitCheck(p)) continue;
         rid = columnar.cols.rid[p] ?? 0;
       } else {
@@ -484,7 +498,7 @@ export class ChangeFeedReader {
 
   /** The log in memory, read forward to this snapshot; read anew for another store, or once most of it has expired. */
   private current(store: string): FeedIndex {
-    const bounds = this.db.prepare("SELECT min(n) AS first, (SELECT seq FROM sqlite_sequence WHERE name = 'ad_feed') AS last FROM ad_feed").get() as {
+    const bounds = this.sql("SELECT min(n) AS first, (SELECT seq FROM sqlite_sequence WHERE name = 'ad_feed') AS last FROM ad_feed").get() as {
       first: number | null;
       last: number | null;
     };
@@ -492,9 +506,9 @@ export class ChangeFeedReader {
     const first = bounds.first ?? (bounds.last ?? 0) + 1;
     let index = this.index;
     const mostlyExpired = index !== null && first - index.first > index.length / 2;
-    if (!index || index.store !== store || first < index.first || mostlyExpired || !index.load(this.db)) {
+    if (!index || index.store !== store || first < index.first || mostlyExpired || !index.load(this.sql(LOAD_ROWS))) {
       index = new FeedIndex(store, first);
-      if (!index.load(this.db)) throw new Error('the change log changed while it was read');
+      if (!index.load(this.sql(LOAD_ROWS))) throw new Error('the change log changed while it was read');
     }
     this.index = index;
     return index;
@@ -523,6 +537,8 @@ export class ChangeFeedReader {
   }
 
   private readonly byPosition = new WeakMap<ColumnarAds, { index: FeedIndex; upTo: number; rows: Int32Array }>();
+  /** Positions of a call's marked rows (reused: only marked entries are read). */
+  private scratch = new Int32Array(0);
 
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
   private ridAt(index: FeedIndex, row: number, columnar: ColumnarAds | null): number {
@@ -541,10 +557,9 @@ export class ChangeFeedReader {
    * known to hold every match (a posting list, the words' bits or rows), which the feed visits instead of the log when
    * it is the shorter. Check undefined: nothing to check; null: nothing can match.
    */
-  private checkFor(filter: AdFilter): { check: AdCheck | undefined; candidates: Candidates | null } | null {
+  private checkFor(filter: AdFilter, state: ColumnsState | null): { check: AdCheck | undefined; candidates: Candidates | null } | null {
     const { status: _status, words: wanted, ...rest } = filter;
     if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, candidates: null };
-    const state = this.columns?.current() ?? null;
     const columnar = state?.columnar;
     if (!state || !columnar || (filter.landingDomain && !columnar.servesHosts)) {
       const conditions = conditionsOf({ ...rest, ...(wanted ? { words: wanted } : {}) }, null);
@@ -592,8 +607,17 @@ export class ChangeFeedReader {
     return { check, candidates };
   }
 
+  private sql(text: string): StatementSync {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
   private hasLog(): boolean {
-    return this.db.prepare("SELECT 1 FROM pragma_table_info('ad_feed') WHERE name = 'prev'").get() !== undefined;
+    return this.sql("SELECT 1 FROM pragma_table_info('ad_feed') WHERE name = 'prev'").get() !== undefined;
   }
 
   private docsOf(rids: number[]): Map<number, string> {
