@@ -10,6 +10,7 @@ module.exports = nodeAppConfig(__dirname, {
     { entryName: 'lookalike-bench', entryPath: 'apps/query-api/bench/lookalike-bench.ts' },
     { entryName: 'live-apply', entryPath: 'apps/query-api/bench/live-apply.ts' },
     { entryName: 'picture-bench', entryPath: 'apps/query-api/bench/picture-bench.ts' },
+    { entryName: 'feed-bench', entryPath: 'apps/query-api/bench/feed-bench.ts' },
   ],
   runtimeChunk: false,
 });

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Ad, AdChange } from '@adintel/contracts';
-import type { AdChangesQuery, AdChangesResult, AdRecord, ChangedAd, ChangePosition } from '../ad-store.port';
-import { conditionsOf } from './ad-planner';
+import type { AdChangesQuery, AdChangesResult, AdFilter, AdRecord, ChangedAd, ChangePosition } from '../ad-store.port';
+import { conditionsOf, ftsQuery } from './ad-planner';
+import type { ColumnarAds } from './columnar-search';
+import type { ColumnsState } from './live-columns';
 
 /**
  * The change feed's log (issue 36, search_ads `changed_since`). The live writer records, in the transaction of each
@@ -16,17 +18,22 @@ import { conditionsOf } from './ad-planner';
  * Positions are `meta.seq` (the live batch) within `meta.columns_base` (the loaded data: a reload starts a new store,
  * and the log starts over with it). Rows older than the retention window (FEED_RETENTION_DAYS, default 30) are
  * dropped as batches come; `feed_from` is then the oldest position the log still answers from.
+ *
+ * Each row is numbered `n` in change order (its batch, then the ad's id) and names the same ad's previous row
+ * (`prev`), so a reader follows an ad's rows without looking its id up: the feed since P is the rows after P that no
+ * later row names, each against the first of its chain after P (FeedIndex below keeps this in memory).
  */
 export const FEED_TABLES = `
 CREATE TABLE IF NOT EXISTS ad_feed (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
   seq INTEGER NOT NULL,
   id TEXT NOT NULL,
+  prev INTEGER,
   before TEXT,
   after TEXT NOT NULL,
-  at TEXT NOT NULL,
-  PRIMARY KEY (seq, id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ad_feed_by_id ON ad_feed (id, seq);
+  at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ad_feed_by_id ON ad_feed (id, n);
 `;
 
 const DEFAULT_RETENTION_DAYS = 30;
@@ -101,8 +108,20 @@ export class ChangeLog {
     retentionDays = Number(process.env['FEED_RETENTION_DAYS']) || DEFAULT_RETENTION_DAYS,
     private readonly now: () => number = Date.now,
   ) {
+    this.upgradeLayout();
     this.db.exec(FEED_TABLES);
     this.retentionMs = retentionDays * DAY_MS;
+  }
+
+  /**
+   * A log written before rows were numbered (no `prev`) is dropped: the watermarks issued before it are then expired
+   * (a 410 saying to re-baseline), never answered from a log that cannot say what they missed.
+   */
+  private upgradeLayout(): void {
+    const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ad_feed'").get() !== undefined;
+    if (!exists || this.db.prepare("SELECT 1 FROM pragma_table_info('ad_feed') WHERE name = 'prev'").get() !== undefined) return;
+    this.db.exec('DROP TABLE ad_feed');
+    this.setMeta('feed_from', this.meta('seq') ?? '0');
   }
 
   /**
@@ -115,14 +134,22 @@ export class ChangeLog {
     const newDay = batch.reduce((max, ad) => (ad.last_seen_date > max ? ad.last_seen_date : max), oldDay);
     const at = new Date(this.now()).toISOString();
     const stored = this.db.prepare('SELECT d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?');
-    const insert = this.db.prepare('INSERT OR REPLACE INTO ad_feed (seq, id, before, after, at) VALUES (?, ?, ?, ?, ?)');
-    /** Per id of the batch: its state before the batch and after its last sighting in it. */
-    const states = new Map<string, { before: string | null; after: string }>();
+    const insert = this.db.prepare('INSERT INTO ad_feed (seq, id, prev, before, after, at) VALUES (?, ?, ?, ?, ?, ?)');
+    const previous = this.db.prepare('SELECT max(n) AS n FROM ad_feed WHERE id = ?');
+    /**
+     * Per id of the batch: its state before the batch and after its last sighting in it; `moves`: a sighting that
+     * moves first_seen_date alone makes the writer replace the ad's row (a new row id, SqliteWriter.seenAgain) with
+     * nothing visible to log, so a row with the same state before and after is logged for it: readers that hold the
+     * ad's row id (FeedIndex) read the new one. Such a row changes no difference of snapshots.
+     */
+    const states = new Map<string, { before: string | null; after: string; moves: boolean }>();
     for (const ad of batch) {
       let state = states.get(ad.id);
       if (!state) {
         const row = stored.get(ad.id) as { doc: string } | undefined;
-        state = { before: row ? visibleState(JSON.parse(row.doc) as Visible, oldDay) : null, after: '' };
+        const doc = row ? (JSON.parse(row.doc) as Visible & { first_seen_date?: string }) : null;
+        state = { before: doc ? visibleState(doc, oldDay) : null, after: '', moves: false };
+        state.moves = doc !== null && doc.first_seen_date !== ad.first_seen_date;
         states.set(ad.id, state);
       }
       state.after = visibleState(ad, newDay);
@@ -134,11 +161,17 @@ export class ChangeLog {
       for (const row of passed.iterate(oldDay, newDay) as Iterable<{ id: string; doc: string }>) {
         if (states.has(row.id)) continue;
         const doc = JSON.parse(row.doc) as Visible;
-        states.set(row.id, { before: visibleState(doc, oldDay), after: visibleState(doc, newDay) });
+        states.set(row.id, { before: visibleState(doc, oldDay), after: visibleState(doc, newDay), moves: false });
       }
       this.setMeta('feed_day', newDay);
     }
-    for (const [id, { before, after }] of states) if (before !== after) insert.run(seq, id, before, after, at);
+    // Numbered in change order (AUTOINCREMENT: one after another, never reused): the batch, then the ad's id.
+    const changed = [...states].filter(([, { before, after, moves }]) => before !== after || moves).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [id, { before, after }] of changed) {
+      const prev = (previous.get(id) as { n: number | null }).n;
+      // A row that only moved matters to readers that hold an earlier row of the ad.
+      if (before !== after || prev !== null) insert.run(seq, id, prev, before, after, at);
+    }
     this.dropExpired();
   }
 
@@ -160,12 +193,17 @@ export class ChangeLog {
     return row.day ?? '';
   }
 
+  /** Rows are in the order they were written, so the expired ones are a prefix: read no further than it. */
   private dropExpired(): void {
     const cutoff = new Date(this.now() - this.retentionMs).toISOString();
-    const row = this.db.prepare('SELECT max(seq) AS seq FROM ad_feed WHERE at < ?').get(cutoff) as { seq: number | null };
-    if (row.seq === null) return;
-    this.db.prepare('DELETE FROM ad_feed WHERE seq <= ?').run(row.seq);
-    this.setMeta('feed_from', String(row.seq));
+    let last: number | null = null;
+    for (const row of this.db.prepare('SELECT seq, at FROM ad_feed ORDER BY n').iterate() as Iterable<{ seq: number; at: string }>) {
+      if (row.at >= cutoff) break;
+      last = row.seq;
+    }
+    if (last === null) return;
+    this.db.prepare('DELETE FROM ad_feed WHERE seq <= ?').run(last);
+    this.setMeta('feed_from', String(last));
   }
 
   private meta(key: string): string | null {
@@ -177,59 +215,409 @@ export class ChangeLog {
   }
 }
 
+/** What feed reads examined in this thread, summed (the benchmark reads it: apps/query-api/bench/feed-bench.ts). */
+export const feedReadStats = { logRows: 0, adsProbed: 0 };
+
+/**
+ * A visible state as a number: 48 bits of its digest, then its status in the lowest bit (1: active); -1 for none.
+ * Two states with the same number are taken as equal: a change whose digest agrees with the state before it in its
+ * first 48 bits is missed (about one change in 3e14).
+ */
+function stateKey(state: string | null): number {
+  if (state === null) return -1;
+  const colon = state.indexOf(':');
+  const digest = Buffer.from(state.slice(colon + 1, colon + 9), 'base64url');
+  return digest.readUIntBE(0, 6) * 2 + (state.startsWith('active:') ? 1 : 0);
+}
+
+function classifyKeys(before: number, after: number): AdChange | null {
+  if (before === -1) return 'new';
+  if (before === after) return null;
+  const wasActive = before % 2 === 1;
+  const isActive = after % 2 === 1;
+  if (wasActive === isActive) return 'changed';
+  return wasActive ? 'ended' : 'resumed';
+}
+
+/** A growable typed array. */
+class Column<T extends Int32Array | Float64Array> {
+  constructor(
+    public data: T,
+    private readonly make: (size: number) => T,
+  ) {}
+
+  push(value: number, at: number): void {
+    if (at >= this.data.length) {
+      const grown = this.make(Math.max(1024, this.data.length * 2, at + 1));
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[at] = value;
+  }
+}
+
+const ints = () => new Column(new Int32Array(0), (size) => new Int32Array(size));
+const floats = () => new Column(new Float64Array(0), (size) => new Float64Array(size));
+
+/**
+ * The change log of one store in memory, as typed arrays in change order (row i is ad_feed's n = first + i), read
+ * forward as batches come: per row its batch, the same ad's rows before and after it, its states before and after,
+ * when it was written, and the ad's row id at the time. About 40 bytes a row.
+ */
+class FeedIndex {
+  length = 0;
+  readonly seq = ints();
+  readonly prev = ints();
+  /** The same ad's next row (-1: this is its latest). */
+  readonly next = ints();
+  readonly before = floats();
+  readonly after = floats();
+  readonly at = floats();
+  /** The ad's row id when the row was read (it changes when a batch replaces the ad's row: ridAt checks). */
+  readonly rid = ints();
+  /** Row id -> the latest row read for it (a filter's posting list leads from its ads to their rows). */
+  readonly rowOfRid = ints();
+
+  constructor(
+    readonly store: string,
+    /** ad_feed's n of row 0. */
+    readonly first: number,
+  ) {}
+
+  /** Reads the rows after the last one held (all of them in one pass: the join resolves each ad's row id). */
+  load(statement: StatementSync): boolean {
+    const rows = statement.iterate(this.first + this.length) as Iterable<{ n: number; seq: number; prev: number | null; before: string | null; after: string; at: string; rid: number | null }>;
+    for (const row of rows) {
+      const i = this.length;
+      // Numbers are given one after another; a gap means the log is not the one read so far.
+      if (row.n !== this.first + i) return false;
+      const prev = row.prev === null ? -1 : row.prev - this.first;
+      this.seq.push(row.seq, i);
+      this.prev.push(prev, i);
+      this.next.push(-1, i);
+      this.before.push(stateKey(row.before), i);
+      this.after.push(stateKey(row.after), i);
+      this.at.push(Date.parse(row.at), i);
+      this.rid.push(row.rid ?? 0, i);
+      if (row.rid !== null) this.linkRid(row.rid, i);
+      if (prev >= 0) this.next.data[prev] = i;
+      this.length++;
+    }
+    return true;
+  }
+
+  /** Held as row + 1: a row id never linked reads 0. */
+  linkRid(rid: number, row: number): void {
+    this.rowOfRid.push(row + 1, rid);
+  }
+
+  /** The latest row of the ad with this row id, or -1. */
+  rowOf(rid: number): number {
+    return (this.rowOfRid.data[rid] ?? 0) - 1;
+  }
+
+  /** The first row of a batch after `seq` (the length when none is). */
+  firstAfter(seq: number): number {
+    const s = this.seq.data;
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((s[mid] ?? 0) <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** The log's rows from a number on, each with the ad's row id now (FeedIndex.load). */
+const LOAD_ROWS = `SELECT f.n AS n, f.seq AS seq, f.prev AS prev, f.before AS before, f.after AS after, f.at AS at, a.rid AS rid
+  FROM ad_feed f LEFT JOIN ads a ON a.id = f.id WHERE f.n >= ? ORDER BY f.n`;
+
+/** Checks one ad, by its row id, against the filter. */
+type AdCheck = (rid: number) => boolean;
+
+/** The positions (in the reader's columns) of ads that hold every match of a filter, how many, and the checks left. */
+interface Candidates {
+  size: number;
+  each(visit: (p: number) => void): void;
+  /** What a candidate must still pass (null: nothing, every candidate matches). */
+  besides: ((p: number) => boolean) | null;
+}
+
+function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < bits.length; i++) {
+    let v = bits[i] ?? 0;
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
+}
+
+function eachBit(bits: Uint32Array, visit: (p: number) => void): void {
+  for (let w = 0; w < bits.length; w++) {
+    let word = bits[w] ?? 0;
+    while (word !== 0) {
+      const bit = 31 - Math.clz32(word & -word);
+      word = (word ^ (1 << bit)) >>> 0;
+      visit(w * 32 + bit);
+    }
+  }
+}
+
 /** The reader's side: the store's position, and the feed since an earlier one. */
 export class ChangeFeedReader {
-  constructor(private readonly db: DatabaseSync) {}
+  private index: FeedIndex | null = null;
+  /** Statements prepared once (a feed call runs several small ones; preparing each anew cost more than running it). */
+  private readonly statements = new Map<string, StatementSync>();
+
+  /** `columns`: the reader's ad columns, to check filters on (without them each ad is checked in SQL). */
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly columns: { current(): ColumnsState | null } | null = null,
+  ) {}
 
   position(): ChangePosition {
-    const rows = this.db.prepare("SELECT key, value FROM meta WHERE key IN ('columns_base', 'seq')").all() as { key: string; value: string }[];
+    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('columns_base', 'seq')").all() as { key: string; value: string }[];
     const meta = new Map(rows.map((r) => [r.key, r.value]));
     return { store: meta.get('columns_base') ?? '', seq: Number(meta.get('seq') ?? '0') };
   }
 
+  /**
+   * The ads matching the filter whose visible state changed after `since`, in change order: one pass over the log's
+   * rows after it (in memory), keeping each ad's latest row, classified against the first of its rows after `since`,
+   * and checked against the filter on the columns. The count is of the whole feed (up to countUpTo), whatever page
+   * `after` asks for, as search_ads' total is of every match: the same on every page.
+   */
   changes(query: AdChangesQuery): AdChangesResult {
     const position = this.position();
     if (query.since.store !== position.store || query.since.seq > position.seq) return { outcome: 'foreign' };
-    const from = this.db.prepare("SELECT value FROM meta WHERE key = 'feed_from'").get() as { value: string } | undefined;
+    const from = this.sql("SELECT value FROM meta WHERE key = 'feed_from'").get() as { value: string } | undefined;
     // No log yet: no live batch since the load, so the position is the load's and nothing can be missing.
     if (from && query.since.seq < Number(from.value)) return { outcome: 'expired' };
-    if (!this.hasLog() || query.since.seq === position.seq) return { outcome: 'page', page: { rows: [], hasMore: false, lastKey: null }, count: { total: 0, estimated: false }, position };
-    const conditions = conditionsOf(query.filter, null);
-    const params: SQLInputValue[] = [query.since.seq, query.since.seq, ...conditions.params];
-    let sql = `WITH last AS (SELECT id, max(seq) AS seq, after, at FROM ad_feed WHERE seq > ? GROUP BY id)
-      SELECT last.id AS id, last.seq AS seq, last.after AS after, last.at AS at, ads.rid AS rid,
-        (SELECT b.before FROM ad_feed b WHERE b.id = last.id AND b.seq > ? ORDER BY b.seq LIMIT 1) AS before
-      FROM last JOIN ads ON ads.id = last.id WHERE ${conditions.sql}`;
-    if (query.after) {
-      sql += ' AND (last.seq, last.id) > (?, ?)';
-      params.push(Number(query.after.value), query.after.id);
+    const empty: AdChangesResult = { outcome: 'page', page: { rows: [], hasMore: false, lastKey: null }, count: { total: 0, estimated: false }, position };
+    if (!this.hasLog() || query.since.seq === position.seq) return empty;
+    const index = this.current(position.store);
+    const state = this.columns?.current() ?? null;
+    const columnar = state?.columnar ?? null;
+    const filter = this.checkFor(query.filter, state);
+    if (filter === null) return empty;
+    const { check, candidates } = filter;
+    const wantActive = query.filter.status === undefined ? null : query.filter.status === 'active';
+    const afterRow = query.after ? Number(query.after.value) - index.first : -1;
+    const start = index.firstAfter(query.since.seq);
+    const { next, prev, before, after, at } = index;
+    // Visit the log's rows after `since`, or, when the filter's candidates are fewer, the latest rows of those ads:
+    // marked in a bitset over the rows (read in change order without a sort), each with its position beside it.
+    let marks: Uint32Array | null = null;
+    let positionAt: Int32Array = this.scratch;
+    if (candidates && columnar && candidates.size < index.length - start) {
+      const byPosition = this.rowsByPosition(columnar, index);
+      const marked = new Uint32Array((index.length - start + 31) >>> 5);
+      if (positionAt.length < index.length - start) positionAt = this.scratch = new Int32Array(Math.max(index.length - start, 2 * positionAt.length));
+      const at = positionAt;
+      candidates.each((p) => {
+        const k = (byPosition[p] ?? -1) - start;
+        if (k < 0) return;
+        marked[k >>> 5] = (marked[k >>> 5] ?? 0) | (1 << (k & 31));
+        at[k] = p;
+      });
+      marks = marked;
     }
-    sql += ' ORDER BY last.seq, last.id';
-    const picked: { rid: number; id: string; seq: number; at: string; change: AdChange }[] = [];
+    const visitCheck = candidates?.besides ?? null;
+    const picked: { row: number; rid: number; change: AdChange }[] = [];
     let matched = 0;
-    const wanted = Math.max(query.limit + 1, query.countUpTo + 1);
-    for (const row of this.db.prepare(sql).iterate(...params) as Iterable<{ id: string; seq: number; after: string; at: string; rid: number; before: string | null }>) {
-      const change = classify(row.before, row.after);
-      if (!change) continue;
-      if (picked.length < query.limit) picked.push({ rid: row.rid, id: row.id, seq: row.seq, at: row.at, change });
-      if (++matched >= wanted) break;
+    let hasMore = false;
+    let examined = 0;
+    let probed = 0;
+    const visiting = index.length - start;
+    const nexts = next.data;
+    const prevs = prev.data;
+    const befores = before.data;
+    const afters = after.data;
+    for (let k = 0; k < visiting; k++) {
+      if (marks) {
+        // Skip to the next marked row.
+        let word = (marks[k >>> 5] ?? 0) >>> (k & 31);
+        while (word === 0) {
+          k = ((k >>> 5) + 1) << 5;
+          if (k >= visiting) break;
+          word = marks[k >>> 5] ?? 0;
+        }
+        if (k >= visiting) break;
+        k += 31 - Math.clz32(word & -word);
+      }
+      const row = start + k;
+      examined++;
+      if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
+      let firstRow = row;
+      for (let p = prevs[row] ?? -1; p >= start; p = prevs[p] ?? -1) firstRow = p;
+      const isNow = afters[row] ?? 0;
+      const was = befores[firstRow] ?? -1;
+      if (was === isNow) continue; // as it was: no change
+      // The status the ad has now: active only while its last sighting is the data's day.
+      if (wantActive !== null && (isNow % 2 === 1) !== wantActive) continue;
+      probed++;
+      let rid = 0;
+      if (marks && columnar) {
+        // A candidate's position is current: its row id and the checks left are read there.
+        const p = positionAt[k] ?? 0;
+        if (visitCheck && !visitCheck(p)) continue;
+        rid = columnar.cols.rid[p] ?? 0;
+      } else {
+        // Without a filter the row id is needed only for the rows a page shows.
+        if (check || (row > afterRow && picked.length < query.limit)) rid = this.ridAt(index, row, columnar);
+        if (check && !check(rid)) continue;
+      }
+      matched++;
+      if (row > afterRow) {
+        if (picked.length < query.limit) picked.push({ row, rid, change: classifyKeys(was, isNow) ?? 'changed' });
+        else hasMore = true;
+      }
+      if (hasMore && matched > query.countUpTo) break;
     }
-    const hasMore = matched > picked.length;
+    feedReadStats.logRows += examined;
+    feedReadStats.adsProbed += probed;
     const docs = this.docsOf(picked.map((p) => p.rid));
-    const rows: ChangedAd[] = picked.flatMap((p) => {
+    const rows: ChangedAd[] = [];
+    let lastKey: { value: number; id: string } | null = null;
+    for (const p of picked) {
       const doc = docs.get(p.rid);
-      if (!doc) return [];
+      if (!doc) continue;
       const { media: _media, ...ad } = JSON.parse(doc) as Ad & { media?: unknown };
-      return [{ ...ad, change: p.change, changed_at: p.at }];
-    });
-    const last = picked.at(-1);
-    // Counted from after `after`: the rest of the feed, what a caller paging on still has to read.
+      // The stored doc keeps the status of its last sighting; an ad the day moved past has ended since.
+      const status = (after.data[p.row] ?? 0) % 2 === 1 ? 'active' : 'inactive';
+      rows.push({ ...ad, status_today: status, change: p.change, changed_at: new Date(at.data[p.row] ?? 0).toISOString() });
+      lastKey = { value: index.first + p.row, id: ad.id };
+    }
     const count = matched > query.countUpTo ? { total: query.countUpTo, estimated: true } : { total: matched, estimated: false };
-    return { outcome: 'page', page: { rows, hasMore, lastKey: last ? { value: last.seq, id: last.id } : null }, count, position };
+    return { outcome: 'page', page: { rows, hasMore, lastKey }, count, position };
+  }
+
+  /** The log in memory, read forward to this snapshot; read anew for another store, or once most of it has expired. */
+  private current(store: string): FeedIndex {
+    const bounds = this.sql("SELECT min(n) AS first, (SELECT seq FROM sqlite_sequence WHERE name = 'ad_feed') AS last FROM ad_feed").get() as {
+      first: number | null;
+      last: number | null;
+    };
+    // An empty log (every row expired) starts where the next row will.
+    const first = bounds.first ?? (bounds.last ?? 0) + 1;
+    let index = this.index;
+    const mostlyExpired = index !== null && first - index.first > index.length / 2;
+    if (!index || index.store !== store || first < index.first || mostlyExpired || !index.load(this.sql(LOAD_ROWS))) {
+      index = new FeedIndex(store, first);
+      if (!index.load(this.sql(LOAD_ROWS))) throw new Error('the change log changed while it was read');
+    }
+    this.index = index;
+    return index;
+  }
+
+  /**
+   * Per position of these columns, the latest log row of the ad there (-1: none): built once per set of columns (a
+   * pass over every ad, like the columns' own indexes after a batch), then brought forward with the rows read since,
+   * so a filter's candidates find their rows in position order rather than by row id all over memory.
+   */
+  private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): Int32Array {
+    let held = this.byPosition.get(columnar);
+    if (!held || held.index !== index) {
+      const rows = new Int32Array(columnar.cols.n);
+      const rids = columnar.cols.rid;
+      for (let p = 0; p < rows.length; p++) rows[p] = index.rowOf(rids[p] ?? 0);
+      held = { index, upTo: index.length, rows };
+      this.byPosition.set(columnar, held);
+    }
+    for (let row = held.upTo; row < index.length; row++) {
+      const p = columnar.positionOf(index.rid.data[row] ?? 0);
+      if (p >= 0) held.rows[p] = row;
+    }
+    held.upTo = index.length;
+    return held.rows;
+  }
+
+  private readonly byPosition = new WeakMap<ColumnarAds, { index: FeedIndex; upTo: number; rows: Int32Array }>();
+  /** Positions of a call's marked rows (reused: only marked entries are read). */
+  private scratch = new Int32Array(0);
+
+  /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
+  private ridAt(index: FeedIndex, row: number, columnar: ColumnarAds | null): number {
+    const held = index.rid.data[row] ?? 0;
+    if (held > 0 && (columnar ? columnar.positionOf(held) >= 0 : true)) return held;
+    const found = this.db.prepare('SELECT a.rid AS rid FROM ad_feed f JOIN ads a ON a.id = f.id WHERE f.n = ?').get(index.first + row) as { rid: number } | undefined;
+    const rid = found?.rid ?? 0;
+    index.rid.data[row] = rid;
+    if (rid > 0) index.linkRid(rid, row);
+    return rid;
+  }
+
+  /**
+   * The filter (its status aside: the feed checks the status the ad has now) as a check per ad, on the columns when
+   * the reader has them (words by their bitsets, or the text index's rows), else in SQL; and the smallest set of ads
+   * known to hold every match (a posting list, the words' bits or rows), which the feed visits instead of the log when
+   * it is the shorter. Check undefined: nothing to check; null: nothing can match.
+   */
+  private checkFor(filter: AdFilter, state: ColumnsState | null): { check: AdCheck | undefined; candidates: Candidates | null } | null {
+    const { status: _status, words: wanted, ...rest } = filter;
+    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, candidates: null };
+    const columnar = state?.columnar;
+    if (!state || !columnar || (filter.landingDomain && !columnar.servesHosts)) {
+      const conditions = conditionsOf({ ...rest, ...(wanted ? { words: wanted } : {}) }, null);
+      const statement = this.db.prepare(`SELECT 1 FROM ads WHERE ads.rid = ? AND ${conditions.sql}`);
+      return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, candidates: null };
+    }
+    const others = Object.keys(rest).length > 0;
+    const compiled = others ? columnar.filterCheck(rest) : { matches: () => true, postings: null, besides: null };
+    if (!compiled) return null;
+    const { matches, postings, besides } = compiled;
+    const sources: Candidates[] = [];
+    let inWords: ((rid: number, p: number) => boolean) | null = null;
+    if (wanted?.length) {
+      const each = wanted.map((w) => state.wordBits.get(w));
+      if (each.every((b) => b !== undefined)) {
+        const [first, ...more] = each as Uint32Array[];
+        const bits = first ? first.slice() : new Uint32Array(0);
+        for (const other of more) for (let i = 0; i < bits.length; i++) bits[i] = (bits[i] ?? 0) & (other[i] ?? 0);
+        const has = (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
+        inWords = (_rid, p) => has(p);
+        sources.push({ size: popcount(bits), each: (visit) => eachBit(bits, visit), besides: others ? matches : null });
+        if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides: besides ? (p) => besides(p) && has(p) : has });
+      } else {
+        const statement = this.db.prepare('SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?');
+        const found = new Set((statement.all(ftsQuery(wanted)) as { rowid: number }[]).map((r) => r.rowid));
+        inWords = (rid) => found.has(rid);
+        const each = (visit: (p: number) => void) =>
+          found.forEach((rid) => {
+            const p = columnar.positionOf(rid);
+            if (p >= 0) visit(p);
+          });
+        sources.push({ size: found.size, each, besides: others ? matches : null });
+        const rids = columnar.cols.rid;
+        if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides: (p) => (!besides || besides(p)) && found.has(rids[p] ?? 0) });
+      }
+    } else if (postings) {
+      sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides });
+    }
+    const inWordsNow = inWords;
+    const check = (rid: number) => {
+      const p = columnar.positionOf(rid);
+      return p >= 0 && matches(p) && (!inWordsNow || inWordsNow(rid, p));
+    };
+    const candidates = sources.reduce<Candidates | null>((best, c) => (!best || c.size < best.size ? c : best), null);
+    return { check, candidates };
+  }
+
+  private sql(text: string): StatementSync {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
   }
 
   private hasLog(): boolean {
-    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ad_feed'").get() !== undefined;
+    return this.sql("SELECT 1 FROM pragma_table_info('ad_feed') WHERE name = 'prev'").get() !== undefined;
   }
 
   private docsOf(rids: number[]): Map<number, string> {

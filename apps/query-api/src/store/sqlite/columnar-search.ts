@@ -220,6 +220,24 @@ export class ColumnarAds {
     };
   }
 
+  /**
+   * For readers that visit their own candidates (the change feed, change-log.ts): whether the ad at a position passes
+   * `filter` (words aside: they come as bits or candidates); the shortest posting list among its filters (every match
+   * is in it; null: none has one) and the checks left for its positions (null: none, the list is the matches). Null
+   * when nothing can match.
+   */
+  filterCheck(filter: AdFilter): { matches: (p: number) => boolean; postings: Int32Array | null; besides: ((p: number) => boolean) | null } | null {
+    const f = this.compile(filter);
+    if (!f) return null;
+    const postings = this.shortestPostings(f);
+    const driver = postings?.driver ?? null;
+    return {
+      matches: this.matcher(f, null),
+      postings: postings?.positions ?? null,
+      besides: this.checksBeside(f, driver) > 0 ? this.matcher(f, driver) : null,
+    };
+  }
+
   /** The shortest posting list among the filters that have one (null: none does). */
   private shortestPostings(f: CompiledFilter): Postings | null {
     let best: Postings | null = null;
