@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AdFilters, AdsPage, SearchAdsArgs } from '@adintel/contracts';
-import { ServiceError } from '@adintel/contracts';
 import { APP_CONFIG } from '@adintel/config';
 import type { AppConfig } from '../config';
 import { ListPager } from '../paging/list-pager';
@@ -43,14 +42,6 @@ export class AdChangesService {
   }
 
   private async changes(query: AdChangesQuery) {
-    if (!this.store.adChanges) {
-      throw ServiceError.invalidArgument([
-        {
-          field: 'changed_since',
-          message: `is not supported on the ${this.store.engine} engine of this deployment yet: search without it and compare, or ask the operator for the SQLite engine`,
-        },
-      ]);
-    }
     const result = await this.store.adChanges(query);
     if (result.outcome !== 'page') throw watermarkGone(result.outcome, this.config.FEED_RETENTION_DAYS);
     return result;

@@ -410,10 +410,10 @@ export interface AdStore {
   ping(): Promise<void>;
   close(): Promise<void>;
 
-  /** `position`: the store's change position of the same read (SQLite; engines without a change feed leave it out). */
+  /** `position`: the store's change position of the same read (the watermark of `pagination`). */
   searchAds(query: AdSearchQuery): Promise<KeysetPage<Ad> & { position?: ChangePosition }>;
-  /** The change feed (optional: an engine without it answers feed calls with a clear 400, ads.service.ts). */
-  adChanges?(query: AdChangesQuery): Promise<AdChangesResult>;
+  /** The change feed: the ads matching a filter whose visible state moved since a position (store/visible-state.ts). */
+  adChanges(query: AdChangesQuery): Promise<AdChangesResult>;
   countAds(filter: AdFilter, exactUpTo: number): Promise<CountResult>;
   getAd(id: string): Promise<AdDetailRecord | null>;
   breakdown(filter: AdFilter, field: BreakdownField, limit: number): Promise<BreakdownResult>;

@@ -10,7 +10,7 @@ import { CursorCodec } from '../../src/paging/cursor-codec';
 import { DataWindowService } from '../../src/paging/data-window.service';
 import { ListPager } from '../../src/paging/list-pager';
 import { encodeWatermark } from '../../src/paging/watermark';
-import type { AdRecord, AdStore } from '../../src/store/ad-store.port';
+import type { AdRecord } from '../../src/store/ad-store.port';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../src/store/sqlite/sqlite-writer';
 import { FIXTURE_RECORDS } from '../store/store-fixture';
@@ -82,15 +82,5 @@ describe('search_ads changed_since (AdsService on SQLite)', () => {
     expect(foreign).toMatchObject({ code: 'gone', errors: [{ field: 'changed_since' }] });
     expect(foreign.message).toMatch(/re-baseline with a plain search_ads/);
     expect((await failure(count({ changed_since: encodeWatermark({ store: 'another-store', seq: 1 }) }))).code).toBe('gone');
-  });
-
-  it('an engine without a change feed answers a 400 naming changed_since, never an empty page', async () => {
-    const { adChanges: _feed, ...withoutFeed } = store as unknown as Record<string, unknown>;
-    const engine = { ...withoutFeed, engine: 'elasticsearch', searchAds: store.searchAds, countAds: store.countAds, catalog: store.catalog } as unknown as AdStore;
-    const pager = new ListPager(new CursorCodec('x'.repeat(32)), new DataWindowService(engine));
-    const config = { PUBLIC_BASE_URL: 'http://localhost:3000', FEED_RETENTION_DAYS: 30 };
-    const service = new AdsService(engine, pager, config, {} as SimilarAdsService, {} as PictureCatalogue, new AdChangesService(engine, pager, config));
-    const payload = await failure(service.search(searchAdsArgs().parse({ changed_since: encodeWatermark({ store: 'x', seq: 0 }) })));
-    expect(payload).toMatchObject({ code: 'invalid_argument', errors: [{ field: 'changed_since', message: expect.stringMatching(/not supported on the elasticsearch engine/) }] });
   });
 });

@@ -7,7 +7,7 @@
 import type { AdChange } from '@adintel/contracts';
 import { toAdRecord, type AdLine } from '../../src/ingest/ad-line';
 import type { AdFilter, AdRecord, AdStore, ChangePosition, SortKey } from '../../src/store/ad-store.port';
-import { classify, visibleState } from '../../src/store/sqlite/change-log';
+import { classify, visibleState } from '../../src/store/visible-state';
 import { liveSightings } from './live-sightings';
 import { FIXTURE_LINES, FIXTURE_RECORDS } from './store-fixture';
 

@@ -1,5 +1,5 @@
 import type { AdChange } from '@adintel/contracts';
-import { classify, visibleState } from '../sqlite/change-log';
+import { classify, visibleState } from '../visible-state';
 import type { AdDocument } from './ad-document';
 
 /**

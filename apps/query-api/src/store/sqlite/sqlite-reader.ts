@@ -10,7 +10,7 @@ import { applyPragmasForReading } from './schema';
 /** What a query worker serves: every read of the port, synchronous. */
 type StoreReads = SyncPort<Omit<AdStore, 'close'>>;
 /** The methods a worker call may name: every read of the port. */
-export type ReaderMethod = (keyof StoreReads & keyof SqliteReader) | 'adChanges';
+export type ReaderMethod = keyof StoreReads & keyof SqliteReader;
 
 /** How a reader finds its ad columns. */
 export interface ReaderOptions extends ReaderTuning {

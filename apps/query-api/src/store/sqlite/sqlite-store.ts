@@ -70,7 +70,7 @@ export class SqliteStore implements AdStore {
 
   ping: AdStore['ping'] = () => this.call('ping');
   searchAds: AdStore['searchAds'] = (query) => this.call('searchAds', query);
-  adChanges: NonNullable<AdStore['adChanges']> = (query) => this.call('adChanges', query);
+  adChanges: AdStore['adChanges'] = (query) => this.call('adChanges', query);
   countAds: AdStore['countAds'] = (filter, exactUpTo) => this.call('countAds', filter, exactUpTo);
   getAd: AdStore['getAd'] = (id) => this.call('getAd', id);
   breakdown: AdStore['breakdown'] = (filter, field, limit) => this.call('breakdown', filter, field, limit);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AdChange } from '@adintel/contracts';
 import type { AdRecord, ChangePosition } from '../../../src/store/ad-store.port';
-import { classify, visibleState } from '../../../src/store/sqlite/change-log';
+import { classify, visibleState } from '../../../src/store/visible-state';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { feedSince, positionOf } from '../change-feed.contract';
