@@ -35,5 +35,6 @@ export function createServingEngine(config: StoreConfig, options: { workerScript
 /** The writing side of the configured engine (ingest and seed); `sqliteFile`: another file than the store's (a load). */
 export function createAdStoreWriter(config: StoreConfig, options: { sqliteFile?: string } = {}): AdStoreWriter {
   if (config.STORE_ENGINE === 'elasticsearch') return ElasticsearchAdStoreWriter.fromSettings(elasticsearchSettingsFrom(config));
-  return new SqliteWriter(options.sqliteFile ?? sqliteFileIn(config.DATA_DIR));
+  // A load's own file is written as an offline load (no write-ahead log until it is finished).
+  return options.sqliteFile ? new SqliteWriter(options.sqliteFile, undefined, undefined, { offline: true }) : new SqliteWriter(sqliteFileIn(config.DATA_DIR));
 }
