@@ -122,7 +122,7 @@ async function main(): Promise<number> {
       const started = performance.now();
       await writeDemoNdjson(file, count, seed, families ? (line) => families.add(line) : undefined);
       out(`generated ${count} demo ads in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${file}`);
-      writer ??= createAdStoreWriter(config, { sqliteFile: load?.file });
+      writer ??= createAdStoreWriter(config, { sqliteFile: load?.file, progress: out });
       await writer.clear();
       const pictures = budget === null ? undefined : (families?.within(budget) ?? new Set<string>());
       // --render later: the store is complete and served without its pictures; the picture workers render them after.
@@ -146,7 +146,7 @@ async function main(): Promise<number> {
     if (!file) throw new Error('ingest needs a file: ingest <file.ndjson>');
     // An ingest adds to the store: the new file starts as a copy of it (unless --force empties it anyway).
     if (load && found && !values.force) load.copyFromTarget();
-    writer = createAdStoreWriter(config, { sqliteFile: load?.file });
+    writer = createAdStoreWriter(config, { sqliteFile: load?.file, progress: out });
     if (values.force) await writer.clear();
     // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
     const fetcher = createMediaFetcher(config);

@@ -32,9 +32,13 @@ export function createServingEngine(config: StoreConfig, options: { workerScript
   return { store, openLiveWriter: () => new SqliteLiveWriter(file, { script: options.writerScript, readers: store }) };
 }
 
-/** The writing side of the configured engine (ingest and seed); `sqliteFile`: another file than the store's (a load). */
-export function createAdStoreWriter(config: StoreConfig, options: { sqliteFile?: string } = {}): AdStoreWriter {
+/**
+ * The writing side of the configured engine (ingest and seed); `sqliteFile`: another file than the store's (a load),
+ * `progress`: told as each step of the load's finish starts (SQLite).
+ */
+export function createAdStoreWriter(config: StoreConfig, options: { sqliteFile?: string; progress?: (line: string) => void } = {}): AdStoreWriter {
   if (config.STORE_ENGINE === 'elasticsearch') return ElasticsearchAdStoreWriter.fromSettings(elasticsearchSettingsFrom(config));
   // A load's own file is written as an offline load (no write-ahead log until it is finished).
-  return options.sqliteFile ? new SqliteWriter(options.sqliteFile, undefined, undefined, { offline: true }) : new SqliteWriter(sqliteFileIn(config.DATA_DIR));
+  const { sqliteFile, progress } = options;
+  return sqliteFile ? new SqliteWriter(sqliteFile, undefined, undefined, { offline: true, progress }) : new SqliteWriter(sqliteFileIn(config.DATA_DIR));
 }

@@ -240,6 +240,7 @@ export class SqliteWriter implements AdStoreWriter {
 
   async finish(): Promise<void> {
     const step = (name: string, run: () => void) => {
+      this.load.progress?.(`finishing: ${name}…`);
       const started = performance.now();
       run();
       this.timings[name] = (performance.now() - started) / 1000;
@@ -319,6 +320,8 @@ export interface WriterLoad {
    * without a write-ahead log, and finish() puts it in WAL mode, as the serving side expects.
    */
   offline?: boolean;
+  /** Told as each step of finish() starts (a load's longest quiet stretch): the offline commands show it. */
+  progress?: (line: string) => void;
 }
 
 /**
