@@ -5,7 +5,7 @@
  * the process's CPU seconds (all threads, from /proc/<pid>/stat) of each phase: generating the demo NDJSON, writing the
  * rows, and finish() (indexes, rollups). A phase ends when the seed prints its line (cli.ts, ingest.ts).
  *   node apps/query-api/bench/load-bench.mjs [--cli=dist/apps/query-api/cli.js,/tmp/old/cli.js] [--sizes=100000,1000000] [--runs=1]
- * Needs Redis (the seed queues no pictures with --pictures 0, but connects only when it has some: none here).
+ * Needs no Redis: with --pictures 0 the seed queues no pictures.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
