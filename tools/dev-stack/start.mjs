@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: the whole service on one machine with the embedded defaults and demo data.
-// Ensures Redis, builds the four apps, seeds the demo store on first run (beside the builds of the three apps other
-// than query-api: webpack leaves a core idle), starts each app as a child process, and serves them behind one origin
+// Ensures Redis, builds the four apps, seeds the demo store on first run (query-api's build then the seed, beside the
+// builds of the three other apps: webpack leaves a core idle), starts each app as a child process, and serves them behind one origin
 // (routes.mjs) on PUBLIC_PORT (default 3000). Ctrl-C stops everything; a seed stopped midway leaves no store behind,
 // and the next start says what it found.
 // The terminal shows progress and ready lines; the JSON logs go to data/logs/ (console.mjs, LOG_FORMAT).
@@ -24,11 +24,14 @@ const step = (title, cmd, args, options = {}) => terminal.step(title, cmd, args,
 const OTHER_APPS = APPS.filter((app) => app !== 'query-api');
 
 await step('Checking Redis', process.execPath, ['tools/ensure-redis.mjs']);
-await step('Building query-api', nx, ['run', 'query-api:build', '--outputStyle=stream']);
+// Two lines of work side by side from the start, so neither core waits: query-api's build then the seed (which needs
+// its CLI), and the three other apps' builds (webpack is mostly one thread; they share no build output).
 // The demo pictures are rendered after the seed, by the picture worker started below (docs/media.md).
 await Promise.all([
-  // What `nx run query-api:seed` runs (project.json), without a second nx start; its lines say what it found and how far it is.
-  step('Seeding demo data (first run only)', process.execPath, ['--max-semi-space-size=64', 'dist/apps/query-api/cli.js', 'seed', '--render=later'], { notices: true }),
+  step('Building query-api', nx, ['run', 'query-api:build', '--outputStyle=stream']).then(() =>
+    // What `nx run query-api:seed` runs (project.json), without a second nx start; its lines say what it found and how far it is.
+    step('Seeding demo data (first run only)', process.execPath, ['--max-semi-space-size=64', 'dist/apps/query-api/cli.js', 'seed', '--render=later'], { notices: true }),
+  ),
   step(`Building ${OTHER_APPS.join(', ')}`, nx, ['run-many', '-t', 'build', '-p', OTHER_APPS.join(','), '--outputStyle=stream']),
 ]);
 console.log('\n▶ Creating the demo owner (first run only)');

@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '@adintel/config';
 import { appConfigSchema } from './config';
-import { DEFAULT_SEED, demoPicturesWithin, writeDemoNdjson } from './ingest/demo-generator';
+import { DEFAULT_SEED, DemoPictureFamilies, writeDemoNdjson } from './ingest/demo-generator';
 import { demoSightings } from './ingest/demo-sightings';
 import { formatSummary, ingestFile } from './ingest/ingest';
 import { IngestStreamRepository, resentByAll, STREAM_MAX_BYTES, type ResendOutcome } from './live/ingest-stream.repository';
@@ -112,18 +112,19 @@ async function main(): Promise<number> {
         out(`the ${config.STORE_ENGINE} store already holds ${existing} ads: not seeding (use --force to replace them)`);
         return 0;
       }
-      const file = join(config.DATA_DIR, `demo-ads-${count}.ndjson`);
-      const started = performance.now();
-      await writeDemoNdjson(file, count, seed);
-      out(`generated ${count} demo ads in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${file}`);
-      writer ??= createAdStoreWriter(config, { sqliteFile: load?.file });
-      await writer.clear();
       // Demo pictures are rendered once per creative (the ads of a creative share its URLs), not per ad, within the
-      // budget (--pictures N | all): whole families of the most-run creatives first.
+      // budget (--pictures N | all): whole families of the most-run creatives first, counted as the file is written.
       const budget = values.pictures === 'all' ? null : values.pictures === undefined ? DEFAULT_PICTURES : Number(values.pictures);
       if (budget !== null && (!Number.isInteger(budget) || budget < 0)) throw new Error('--pictures must be a number of pictures or all');
-      const pictures = budget === null ? undefined : demoPicturesWithin(count, budget, seed);
       if (values.render !== undefined && values.render !== 'now' && values.render !== 'later') throw new Error('--render must be now or later');
+      const families = budget === null || budget === 0 ? null : new DemoPictureFamilies();
+      const file = join(config.DATA_DIR, `demo-ads-${count}.ndjson`);
+      const started = performance.now();
+      await writeDemoNdjson(file, count, seed, families ? (line) => families.add(line) : undefined);
+      out(`generated ${count} demo ads in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${file}`);
+      writer ??= createAdStoreWriter(config, { sqliteFile: load?.file, progress: out });
+      await writer.clear();
+      const pictures = budget === null ? undefined : (families?.within(budget) ?? new Set<string>());
       // --render later: the store is complete and served without its pictures; the picture workers render them after.
       const later = values.render === 'later' ? new PictureBacklog(false) : null;
       const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, null, pictures, null, later), onFinishing });
@@ -145,7 +146,7 @@ async function main(): Promise<number> {
     if (!file) throw new Error('ingest needs a file: ingest <file.ndjson>');
     // An ingest adds to the store: the new file starts as a copy of it (unless --force empties it anyway).
     if (load && found && !values.force) load.copyFromTarget();
-    writer = createAdStoreWriter(config, { sqliteFile: load?.file });
+    writer = createAdStoreWriter(config, { sqliteFile: load?.file, progress: out });
     if (values.force) await writer.clear();
     // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
     const fetcher = createMediaFetcher(config);

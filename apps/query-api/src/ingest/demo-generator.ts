@@ -13,6 +13,9 @@ import type { AdLine } from './ad-line';
  */
 const DEMO_END_DATE = '2026-11-15';
 const DEMO_DAYS = 365;
+/** The day `n` days before DEMO_END_DATE (0 <= n < DEMO_DAYS), from a table: two date conversions per ad add up. */
+const DAYS_BEFORE_END = Array.from({ length: DEMO_DAYS }, (_, n) => addDays(DEMO_END_DATE, -n));
+const daysBeforeEnd = (n: number): string => DAYS_BEFORE_END[n] ?? addDays(DEMO_END_DATE, -n);
 export const DEFAULT_SEED = 20_260_115;
 
 /** mulberry32: small, fast, good enough for demo data. */
@@ -89,6 +92,8 @@ interface AdvertiserSeed {
   categories: string[];
   home: number;
   creatives: DemoCreativeSeed[];
+  /** Its visual creatives that start a family (not recuts), stills and videos apart: the ones a recut copies. */
+  familyRoots: { still: DemoCreativeSeed[]; video: DemoCreativeSeed[] };
   app: AdLine['app'];
 }
 
@@ -101,6 +106,8 @@ interface DemoCreativeSeed {
   picture: Omit<DemoCreativeSpec, 'card'>;
   /** Pictures per ad: a carousel's cards, one for an image or a video's poster frame, none for text. */
   cards: number;
+  /** Its pictures' URLs, one per card: the same for every ad of the creative, so made once (demoMediaUrl is not free). */
+  urls: string[];
 }
 
 /** Share of new visual creatives that are a recut of one of their advertiser's earlier ones (look-alike families). */
@@ -155,6 +162,7 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
       categories,
       home: country(),
       creatives: [],
+      familyRoots: { still: [], video: [] },
       app: isApp
         ? {
             id: `app_${(index + 1).toString().padStart(6, '0')}`,
@@ -192,16 +200,15 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
 
     // More ads start recently (the platform grows); lifetimes are mostly short with a long tail.
     const age = Math.floor(Math.pow(random(), 1.4) * DEMO_DAYS);
-    const firstSeen = addDays(DEMO_END_DATE, -age);
+    const firstSeen = daysBeforeEnd(age);
     const lifetime = Math.floor(-Math.log(1 - random()) * 18);
     const days = Math.min(lifetime, age);
-    const lastSeen = addDays(firstSeen, days);
+    const lastSeen = daysBeforeEnd(age - days);
     const activityDays = Math.max(1, Math.round((days + 1) * (0.5 + random() * 0.5)));
     const host = [pick(SUBDOMAINS), pick(adv.domains)].filter(Boolean).join('.');
     const app = adv.app && random() < 0.7 ? adv.app : null;
     // Drawn to keep the sequence of the ads as it was; a creative's pictures are its own (cards).
     if (creative.format === 'carousel') random();
-    const mediaCount = creative.cards;
     const impressions = Math.floor(Math.exp(6 + random() * 8) * (1 + days / 10));
 
     yield {
@@ -227,9 +234,9 @@ export function* generateDemoAds(count: number, seed = DEFAULT_SEED): Generator<
       languages: [...languages],
       categories,
       creative: { id: creative.id, format: creative.format, title: creative.title },
-      media: Array.from({ length: mediaCount }, (_, m) => ({
+      media: creative.urls.map((url) => ({
         type: creative.format === 'video' ? ('video' as const) : ('image' as const),
-        url: demoMediaUrl({ ...creative.picture, card: m }),
+        url,
         width: 1080,
         height: creative.format === 'video' ? 1920 : 1080,
         duration_seconds: creative.format === 'video' ? 15 + (Number(creative.id.slice(3)) % 30) : null,
@@ -276,14 +283,25 @@ const isVideo = (format: CreativeFormat) => format === 'video';
 function newCreative(adv: AdvertiserSeed, id: string, format: CreativeFormat, title: string, category: string, random: () => number): DemoCreativeSeed {
   const cards = format === 'carousel' ? 2 + Math.floor(random() * 4) : format === 'text' ? 0 : 1;
   const shape = isVideo(format) ? ('portrait' as const) : ('square' as const);
-  const relatives = adv.creatives.filter((c) => c.cards > 0 && cards > 0 && isVideo(c.format) === isVideo(format) && !c.picture.recut);
+  // The advertiser's earlier visual creatives of the same shape that start a family, in the order they were made.
+  const roots = adv.familyRoots[isVideo(format) ? 'video' : 'still'];
+  const relatives = cards > 0 ? roots : [];
   const family = relatives.length && random() < RECUT_SHARE ? relatives[Math.floor(random() * relatives.length)] : undefined;
+  const withUrls = (picture: Omit<DemoCreativeSpec, 'card'>): DemoCreativeSeed => ({
+    id,
+    format,
+    title,
+    picture,
+    cards,
+    urls: Array.from({ length: cards }, (_, card) => demoMediaUrl({ ...picture, card })),
+  });
   if (family) {
     const recut = RECUT_KINDS[Math.floor(random() * RECUT_KINDS.length)] ?? 'crop';
-    const picture = { ...family.picture, recut, headline: recut === 'wording' ? title : family.picture.headline };
-    return { id, format, title, picture, cards };
+    return withUrls({ ...family.picture, recut, headline: recut === 'wording' ? title : family.picture.headline });
   }
-  return { id, format, title, cards, picture: { root: id, recut: null, brand: adv.name, headline: title, cta: demoCallToAction(category, id), category, shape } };
+  const creative = withUrls({ root: id, recut: null, brand: adv.name, headline: title, cta: demoCallToAction(category, id), category, shape });
+  if (cards > 0) roots.push(creative);
+  return creative;
 }
 
 /**
@@ -293,33 +311,49 @@ function newCreative(adv: AdvertiserSeed, id: string, format: CreativeFormat, ti
  * minutes on them.
  */
 export function demoPicturesWithin(count: number, budget: number, seed = DEFAULT_SEED): Set<string> {
-  const families = new Map<string, { ads: number; urls: Set<string> }>();
-  for (const line of generateDemoAds(count, seed)) {
-    for (const media of line.media) {
-      const root = /^demo:([^/]+)\//.exec(media.url)?.[1];
-      if (!root) continue;
-      const family = families.get(root) ?? { ads: 0, urls: new Set<string>() };
-      family.urls.add(media.url);
-      families.set(root, family);
-    }
-    const root = /^demo:([^/]+)\//.exec(line.media[0]?.url ?? '')?.[1];
-    if (root) (families.get(root) as { ads: number }).ads++;
-  }
-  const chosen = new Set<string>();
-  const ranked = [...families].sort((a, b) => b[1].ads - a[1].ads || (a[0] < b[0] ? -1 : 1));
-  for (const [, family] of ranked) {
-    if (chosen.size + family.urls.size > budget) continue;
-    for (const url of family.urls) chosen.add(url);
-  }
-  return chosen;
+  const families = new DemoPictureFamilies();
+  for (const line of generateDemoAds(count, seed)) families.add(line);
+  return families.within(budget);
 }
 
-/** Writes the demo lines as NDJSON. */
-export async function writeDemoNdjson(file: string, count: number, seed = DEFAULT_SEED): Promise<void> {
+/** The picture families of demo lines as they are generated (the seed counts them while it writes its file). */
+export class DemoPictureFamilies {
+  private readonly families = new Map<string, { ads: number; urls: Set<string> }>();
+
+  add(line: AdLine): void {
+    for (const media of line.media) {
+      const root = familyOf(media.url);
+      if (!root) continue;
+      const family = this.families.get(root) ?? { ads: 0, urls: new Set<string>() };
+      family.urls.add(media.url);
+      this.families.set(root, family);
+    }
+    const root = familyOf(line.media[0]?.url ?? '');
+    const family = root ? this.families.get(root) : undefined;
+    if (family) family.ads++;
+  }
+
+  /** See demoPicturesWithin. */
+  within(budget: number): Set<string> {
+    const chosen = new Set<string>();
+    const ranked = [...this.families].sort((a, b) => b[1].ads - a[1].ads || (a[0] < b[0] ? -1 : 1));
+    for (const [, family] of ranked) {
+      if (chosen.size + family.urls.size > budget) continue;
+      for (const url of family.urls) chosen.add(url);
+    }
+    return chosen;
+  }
+}
+
+const familyOf = (url: string): string | undefined => /^demo:([^/]+)\//.exec(url)?.[1];
+
+/** Writes the demo lines as NDJSON; `onLine` sees each line as it is written. */
+export async function writeDemoNdjson(file: string, count: number, seed = DEFAULT_SEED, onLine?: (line: AdLine) => void): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const out = createWriteStream(file, { encoding: 'utf8' });
   let chunk = '';
   for (const line of generateDemoAds(count, seed)) {
+    onLine?.(line);
     chunk += `${JSON.stringify(line)}\n`;
     if (chunk.length > 1_000_000) {
       if (!out.write(chunk)) await once(out, 'drain');

@@ -17,6 +17,8 @@ export interface IngestSummary {
   seconds: number;
   /** Of `seconds`, the time spent in finish() (indexes, rollups, refresh). */
   finishSeconds: number;
+  /** Seconds per step of finish(), where the writer tells them (the SQLite writer's `timings`). */
+  finishSteps: Record<string, number>;
   rowsPerSecond: number;
 }
 
@@ -50,7 +52,11 @@ export function parseAdLine(text: string, line: number): { record: AdRecord } | 
 }
 
 /** Streams an NDJSON file into a store: validates each line, writes in batches, then finishes the store. */
-export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'write' | 'finish'>, options: IngestOptions = {}): Promise<IngestSummary> {
+export async function ingestFile(
+  file: string,
+  writer: Pick<AdStoreWriter, 'write' | 'finish'> & { readonly timings?: Record<string, number> },
+  options: IngestOptions = {},
+): Promise<IngestSummary> {
   const batchSize = options.batchSize ?? 5_000;
   const started = performance.now();
   // A bar in a terminal; elsewhere (a pipe: npm start's set-up step, a log) a line at each tenth of the file.
@@ -132,6 +138,7 @@ export async function ingestFile(file: string, writer: Pick<AdStoreWriter, 'writ
     samples,
     seconds,
     finishSeconds,
+    finishSteps: { ...writer.timings },
     rowsPerSecond: Math.round(written / Math.max(seconds, 0.001)),
   };
 }
@@ -140,6 +147,9 @@ export function formatSummary(summary: IngestSummary): string {
   const lines = [
     `ingested ${summary.written} ads from ${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${summary.rowsPerSecond} rows/s; ` +
       `indexes and rollups ${summary.finishSeconds.toFixed(1)} s of it)`,
+    ...(Object.keys(summary.finishSteps).length
+      ? [`  finish: ${Object.entries(summary.finishSteps).map(([step, seconds]) => `${step} ${seconds.toFixed(1)} s`).join(', ')}`]
+      : []),
     `rejected ${summary.rejected} rows`,
     ...summary.reasons.slice(0, 10).map((r) => `  ${r.count} x ${r.reason}`),
     ...summary.samples.slice(0, 5).map((s) => `  e.g. line ${s.line}${s.id ? ` (id ${s.id})` : ''}: ${s.reason}`),

@@ -32,8 +32,13 @@ export function createServingEngine(config: StoreConfig, options: { workerScript
   return { store, openLiveWriter: () => new SqliteLiveWriter(file, { script: options.writerScript }) };
 }
 
-/** The writing side of the configured engine (ingest and seed); `sqliteFile`: another file than the store's (a load). */
-export function createAdStoreWriter(config: StoreConfig, options: { sqliteFile?: string } = {}): AdStoreWriter {
+/**
+ * The writing side of the configured engine (ingest and seed); `sqliteFile`: another file than the store's (a load),
+ * `progress`: told as each step of the load's finish starts (SQLite).
+ */
+export function createAdStoreWriter(config: StoreConfig, options: { sqliteFile?: string; progress?: (line: string) => void } = {}): AdStoreWriter {
   if (config.STORE_ENGINE === 'elasticsearch') return ElasticsearchAdStoreWriter.fromSettings(elasticsearchSettingsFrom(config));
-  return new SqliteWriter(options.sqliteFile ?? sqliteFileIn(config.DATA_DIR));
+  // A load's own file is written as an offline load (no write-ahead log until it is finished).
+  const { sqliteFile, progress } = options;
+  return sqliteFile ? new SqliteWriter(sqliteFile, undefined, undefined, { offline: true, progress }) : new SqliteWriter(sqliteFileIn(config.DATA_DIR));
 }

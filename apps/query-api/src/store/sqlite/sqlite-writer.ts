@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
@@ -45,10 +45,12 @@ export class SqliteWriter implements AdStoreWriter {
     readonly file: string,
     private readonly rollupOptions: RollupOptions = DEFAULT_ROLLUP_OPTIONS,
     private readonly checkpointEvery = 200_000,
+    private readonly load: WriterLoad = {},
   ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
     applyPragmasForWriting(this.db);
+    if (load.offline) applyPragmasForOfflineLoad(this.db);
     this.db.exec(BASE_TABLES);
     const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
     if (version?.value !== SCHEMA_VERSION) this.dropAll();
@@ -257,6 +259,7 @@ export class SqliteWriter implements AdStoreWriter {
 
   async finish(): Promise<void> {
     const step = (name: string, run: () => void) => {
+      this.load.progress?.(`finishing: ${name}…`);
       const started = performance.now();
       run();
       this.timings[name] = (performance.now() - started) / 1000;
@@ -269,7 +272,7 @@ export class SqliteWriter implements AdStoreWriter {
     this.setMeta('columns_base', newGeneration());
     this.changesSinceCheckpoint = 0;
     this.setMeta('generation', newGeneration());
-    step('checkpoint', () => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
+    step('checkpoint', () => this.db.exec(this.load.offline ? 'PRAGMA journal_mode = WAL' : 'PRAGMA wal_checkpoint(TRUNCATE)'));
   }
 
   /**
@@ -340,6 +343,26 @@ export class SqliteWriter implements AdStoreWriter {
   }
 }
 
+/** How the writer's file is written. */
+export interface WriterLoad {
+  /**
+   * The file is an offline load's new file (store-file.ts), read by nobody until it is switched in whole: it is written
+   * without a write-ahead log, and finish() puts it in WAL mode, as the serving side expects.
+   */
+  offline?: boolean;
+  /** Told as each step of finish() starts (a load's longest quiet stretch): the offline commands show it. */
+  progress?: (line: string) => void;
+}
+
+/**
+ * An offline load's file needs no journal on disk: a load stopped midway is thrown away whole (store-file.ts), so the
+ * write-ahead log (every page written twice, then checkpointed) buys nothing there. The rollback journal stays, in
+ * memory, so a failed batch still rolls back.
+ */
+function applyPragmasForOfflineLoad(db: DatabaseSync): void {
+  db.exec('PRAGMA journal_mode = MEMORY');
+}
+
 const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** What apply reads of a stored doc (toStoredDoc). */
@@ -360,7 +383,8 @@ function keepingStoredMedia(ad: AdRecord, storedDoc: () => StoredDoc): AdRecord 
 
 /** A digest of everything a record says: a sighting with the same digest as the stored ad changes nothing. */
 function contentDigest(ad: AdRecord): string {
-  return createHash('sha1').update(JSON.stringify(ad)).digest('base64url');
+  // The one-shot hash: the same digest as a Hash object's, without making one per ad (a load digests every ad).
+  return hash('sha1', JSON.stringify(ad), 'base64url');
 }
 
 /** An ad record as the entity counters read it (the same values facetSourceOf reads back from its rows). */
