@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// `npm test`: lint, typecheck and test of every project through Nx, in lanes, so that the longest suites start as
+// soon as the apps are built instead of last.
+//
+// One `nx run-many -t lint typecheck test` starts, among the ready tasks, those of the projects others depend on
+// first (the libraries), then the others in graph order: the e2e, query-api, `npm start` and bundle tests (each
+// minutes long, each waiting mostly on processes it started) came last, and the run then waited on them alone.
+// Here:
+//   build    the four apps (and the gateway's views), beside   checks   lint and typecheck of every project;
+//   then, once built, three test lanes at once: e2e, query-api, and every other project's tests.
+// The test lanes run with --excludeTaskDependencies: the builds are done, and no two Nx runs build the same app at once.
+// Each lane's output goes through whole lines (Nx prefixes them with the project), and the exit status is the first
+// failing lane's. With NX_PROFILE_DIR set, each lane writes its Nx task profile there (<lane>.json) for the summary.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** The long-running test projects that get a lane of their own; every other project's tests share one. */
+export const OWN_LANES = ['e2e', 'query-api'];
+
+/** The Nx runs of `npm test`, in two phases (each phase's lanes run at once). */
+export function plan(own = OWN_LANES) {
+  const common = ['--outputStyle=stream'];
+  const tests = ['-t', 'test', '--excludeTaskDependencies', ...common];
+  return [
+    [
+      { name: 'build', args: ['run-many', '-t', 'build', '--parallel=2', ...common] },
+      { name: 'checks', args: ['run-many', '-t', 'lint', 'typecheck', '--parallel=2', ...common] },
+    ],
+    [
+      ...own.map((project) => ({ name: `test-${project}`, args: ['run-many', '-p', project, '--parallel=1', ...tests] })),
+      { name: 'test-others', args: ['run-many', `--exclude=${own.join(',')}`, '--parallel=2', ...tests] },
+    ],
+  ];
+}
+
+function runLane({ name, args }, profileDir) {
+  const env = { ...process.env };
+  // Nx joins NX_PROFILE to its working directory.
+  if (profileDir) env.NX_PROFILE = relative(process.cwd(), join(profileDir, `${name}.json`));
+  const started = Date.now();
+  const child = spawn(process.execPath, [join('node_modules', 'nx', 'bin', 'nx.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => process.stdout.write(`${line}\n`));
+  createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => process.stderr.write(`${line}\n`));
+  console.log(`lanes: ${name} started (nx ${args.join(' ')})`);
+  return new Promise((resolve) => {
+    child.once('error', (error) => {
+      console.error(`lanes: ${name} could not start: ${error.message}`);
+      resolve(1);
+    });
+    child.once('close', (code, signal) => {
+      console.log(`lanes: ${name} ended with ${signal ?? code} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+async function main() {
+  const profileDir = process.env.NX_PROFILE_DIR;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const [first, second] = plan();
+  // Phase one: the builds beside the checks; the test lanes start when the builds end, the checks going on.
+  const checks = runLane(first[1], profileDir);
+  const built = await runLane(first[0], profileDir);
+  if (built !== 0) console.error('lanes: the build failed; the tests need it and are not run');
+  const tested = built === 0 ? await Promise.all(second.map((lane) => runLane(lane, profileDir))) : [built];
+  const checked = await checks;
+  process.exitCode = tested.find((code) => code !== 0) ?? checked;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) await main();

@@ -1,0 +1,16 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { plan } from './test-lanes.mjs';
+
+test('builds beside the checks first, then a test lane per long project and one for the others, none building', () => {
+  const [first, second] = plan(['e2e', 'query-api']);
+  assert.deepEqual(first.map((lane) => lane.name), ['build', 'checks']);
+  assert.deepEqual(first[0].args.slice(0, 3), ['run-many', '-t', 'build']);
+  assert.deepEqual(first[1].args.slice(0, 4), ['run-many', '-t', 'lint', 'typecheck']);
+  assert.deepEqual(second.map((lane) => lane.name), ['test-e2e', 'test-query-api', 'test-others']);
+  for (const lane of second) {
+    assert.ok(lane.args.includes('test') && lane.args.includes('--excludeTaskDependencies'), lane.name);
+  }
+  assert.ok(second[0].args.includes('e2e') && second[1].args.includes('query-api'));
+  assert.ok(second[2].args.includes('--exclude=e2e,query-api'));
+});
