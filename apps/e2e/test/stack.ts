@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { createRedis, Redis } from '@adintel/redis';
 import { copySeededStore, freePort, QUERY_CLI, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { newAgentToken } from './agent';
+import { SEEDED_ADS } from './seeded-ads';
+
+export { LARGE_SEEDED_ADS, SEEDED_ADS } from './seeded-ads';
 
 export interface Stack {
   /** The one public origin (the dev front door, routed like the ingress). */
@@ -100,15 +103,12 @@ async function createRedisUsers(url: string): Promise<Record<AppName, string>> {
   }
 }
 
-export const SEEDED_ADS = 3_000;
 /**
  * What a suite's beforeAll allows startStack: the first suite of a build to ask for a store seeds it (about 40 s of
  * CPU for SEEDED_ADS, two minutes for LARGE_SEEDED_ADS, most of it the pictures), and suites of the other jest worker
  * or project that ask meanwhile wait for that seed; several minutes on a loaded machine.
  */
 export const STACK_START_TIMEOUT_MS = 600_000;
-/** The larger store of the suites that measure cost at scale (analyst, scan-admission). */
-export const LARGE_SEEDED_ADS = 20_000;
 
 /**
  * The whole service as real processes: a private redis-server (its streams and keys are ours alone, so no

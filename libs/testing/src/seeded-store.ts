@@ -7,6 +7,8 @@ import { WORKSPACE_ROOT } from './app-process';
 /** The built query-api CLI (the test targets depend on the build). */
 export const QUERY_CLI = join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js');
 const SEEDS_DIR = join(WORKSPACE_ROOT, 'tmp', 'test-seeds');
+/** Held (a directory, with the holder's pid in it) by the one process seeding `done`. */
+const lock = (done: string) => `${done}.lock`;
 
 /**
  * The DATA_DIR of a store seeded with `ads` demo ads (and their pictures) by this build's CLI, made once and then
@@ -18,22 +20,21 @@ const SEEDS_DIR = join(WORKSPACE_ROOT, 'tmp', 'test-seeds');
 export async function seededStore(ads: number, env: Record<string, string> = {}): Promise<string> {
   const key = `ads-${ads}-${createHash('sha256').update(readFileSync(QUERY_CLI)).digest('hex').slice(0, 16)}`;
   const done = join(SEEDS_DIR, key);
-  const lock = `${done}.lock`;
   mkdirSync(SEEDS_DIR, { recursive: true });
   while (!existsSync(done)) {
     try {
-      mkdirSync(lock);
+      mkdirSync(lock(done));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
+      if (!holderAlive(lock(done))) rmSync(lock(done), { recursive: true, force: true });
       else await new Promise((resolve) => setTimeout(resolve, 250));
       continue;
     }
     try {
-      writeFileSync(join(lock, 'pid'), String(process.pid));
+      writeFileSync(join(lock(done), 'pid'), String(process.pid));
       if (!existsSync(done)) await seedInto(done, ads, env);
     } finally {
-      rmSync(lock, { recursive: true, force: true });
+      rmSync(lock(done), { recursive: true, force: true });
     }
   }
   return done;
@@ -45,9 +46,10 @@ export async function copySeededStore(ads: number, dataDir: string, env: Record<
 }
 
 async function seedInto(done: string, ads: number, env: Record<string, string>) {
+  // Under the lock: an earlier build's store, and loads of this one that a stopped run left, go.
   const prefix = done.slice(0, done.lastIndexOf('-') + 1);
-  for (const stale of readdirSync(SEEDS_DIR).map((name) => join(SEEDS_DIR, name)).filter((path) => path.startsWith(prefix) && !path.startsWith(done))) {
-    rmSync(stale, { recursive: true, force: true }); // an earlier build's store
+  for (const stale of readdirSync(SEEDS_DIR).map((name) => join(SEEDS_DIR, name)).filter((path) => path.startsWith(prefix) && path !== lock(done))) {
+    rmSync(stale, { recursive: true, force: true });
   }
   const loading = mkdtempSync(`${done}.loading-`);
   try {
