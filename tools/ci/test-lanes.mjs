@@ -17,6 +17,8 @@ import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
 /** The long-running test projects that get a lane of their own; every other project's tests share one. */
 export const OWN_LANES = ['e2e', 'query-api'];
 
@@ -39,20 +41,20 @@ export function plan(own = OWN_LANES) {
 function runLane({ name, args }, profileDir) {
   const env = { ...process.env };
   // Nx joins NX_PROFILE to its working directory.
-  if (profileDir) env.NX_PROFILE = relative(process.cwd(), join(profileDir, `${name}.json`));
+  if (profileDir) env.NX_PROFILE = relative(root, resolve(profileDir, `${name}.json`));
   const started = Date.now();
-  const child = spawn(process.execPath, [join('node_modules', 'nx', 'bin', 'nx.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'node_modules/nx/bin/nx.js'), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => process.stdout.write(`${line}\n`));
   createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => process.stderr.write(`${line}\n`));
   console.log(`lanes: ${name} started (nx ${args.join(' ')})`);
-  return new Promise((resolve) => {
+  return new Promise((done) => {
     child.once('error', (error) => {
       console.error(`lanes: ${name} could not start: ${error.message}`);
-      resolve(1);
+      done(1);
     });
     child.once('close', (code, signal) => {
       console.log(`lanes: ${name} ended with ${signal ?? code} after ${((Date.now() - started) / 1000).toFixed(0)} s`);
-      resolve(code ?? 1);
+      done(code ?? 1);
     });
   });
 }
