@@ -12,7 +12,7 @@
 // Each lane's output goes through whole lines (Nx prefixes them with the project), and the exit status is the first
 // failing lane's. With NX_PROFILE_DIR set, each lane writes its Nx task profile there (<lane>.json) for the summary.
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +59,19 @@ function runLane({ name, args }, profileDir) {
   });
 }
 
+/**
+ * CPU seconds of every finished child process (the lanes and all they started), from /proc/self/stat's cutime and
+ * cstime; null where there is no /proc. Steadier than the wall time on a shared machine.
+ */
+export function childrenCpuSeconds(stat = existsSync('/proc/self/stat') ? readFileSync('/proc/self/stat', 'utf8') : null) {
+  if (!stat) return null;
+  // Fields after the command name (which may hold spaces) in parentheses; cutime and cstime are fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100; // USER_HZ: 100 on Linux
+}
+
 async function main() {
+  const started = Date.now();
   const profileDir = process.env.NX_PROFILE_DIR;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const [first, second] = plan();
@@ -70,6 +82,8 @@ async function main() {
   const tested = built === 0 ? await Promise.all(second.map((lane) => runLane(lane, profileDir))) : [built];
   const checked = await checks;
   process.exitCode = tested.find((code) => code !== 0) ?? checked;
+  const cpu = childrenCpuSeconds();
+  console.log(`lanes: all ended after ${((Date.now() - started) / 1000).toFixed(0)} s${cpu === null ? '' : `, ${cpu.toFixed(0)} s of CPU`}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) await main();

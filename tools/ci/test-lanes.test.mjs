@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { plan } from './test-lanes.mjs';
+import { childrenCpuSeconds, plan } from './test-lanes.mjs';
 
 test('builds beside the checks first, then a test lane per long project and one for the others, none building', () => {
   const [first, second] = plan(['e2e', 'query-api']);
@@ -13,4 +13,10 @@ test('builds beside the checks first, then a test lane per long project and one 
   }
   assert.ok(second[0].args.includes('e2e') && second[1].args.includes('query-api'));
   assert.ok(second[2].args.includes('--exclude=e2e,query-api'));
+});
+
+test("reads the children's CPU from /proc/self/stat, a command name with spaces and parentheses included", () => {
+  const stat = '4242 (node (lanes) x) S 1 4242 4242 0 -1 4194304 100 200 0 0 150 20 12345 678 20 0 11 0 100 0 0';
+  assert.equal(childrenCpuSeconds(stat), 130.23);
+  assert.equal(childrenCpuSeconds(null), null);
 });
