@@ -18,6 +18,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
+/** The nx command line, as npm links it into node_modules/.bin (the package's "bin"). */
+const NX = join(root, 'node_modules/.bin/nx');
 
 /** The long-running test projects that get a lane of their own; every other project's tests share one. */
 export const OWN_LANES = ['e2e', 'query-api'];
@@ -43,7 +45,7 @@ function runLane({ name, args }, profileDir) {
   // Nx joins NX_PROFILE to its working directory.
   if (profileDir) env.NX_PROFILE = relative(root, resolve(profileDir, `${name}.json`));
   const started = Date.now();
-  const child = spawn(process.execPath, [join(root, 'node_modules/nx/bin/nx.js'), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [NX, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => process.stdout.write(`${line}\n`));
   createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => process.stderr.write(`${line}\n`));
   console.log(`lanes: ${name} started (nx ${args.join(' ')})`);
