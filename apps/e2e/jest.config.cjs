@@ -4,8 +4,11 @@ module.exports = {
   preset: '../../jest.preset.cjs',
   rootDir: __dirname,
   coverageDirectory: '../../coverage/apps/e2e',
-  // Four real processes per suite: one suite at a time, with room for start-up on a busy machine.
-  maxWorkers: 1,
+  // Each suite runs the whole service as processes on a private Redis and its own copy of the seeded store, so
+  // two suites at once share nothing; most of their time is waiting on those processes.
+  maxWorkers: 2,
+  // Starts the seeds of the stores the suites copy, beside the first suites (test/global-setup.ts).
+  globalSetup: '<rootDir>/test/global-setup.ts',
   testTimeout: 60_000,
   // ext-apps ships ESM only: swc turns it into CommonJS for the test host's AppBridge.
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|@modelcontextprotocol/ext-apps)/)'],

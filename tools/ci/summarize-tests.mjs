@@ -2,8 +2,10 @@
 // Adds up the test counts of one `npm test` run (jest "Tests:" lines and node --test "ℹ pass/fail/skipped"
 // lines, as Nx streams them), lists the ten slowest suites (jest's "PASS/FAIL <project> <file> (N s)" lines, which
 // jest prints for a suite over 5 s, and each project's whole node --test run, "ℹ duration_ms"), and ends with one
-// plain closing line: "tests: N passed, N failed, N skipped".
-import { readFileSync } from 'node:fs';
+// plain closing line: "tests: N passed, N failed, N skipped". Given Nx's task profiles (NX_PROFILE, a trace of every
+// task's start and duration; one per lane of tools/ci/test-lanes.mjs) after the log, it first lists the ten longest
+// Nx tasks with when each started, which shows what the run waited on.
+import { existsSync, readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 
 const text = stripVTControlCharacters(readFileSync(process.argv[2], 'utf8'));
@@ -23,6 +25,18 @@ for (const line of text.split('\n')) {
   }
   const node = line.match(/ℹ (pass|fail|skipped) (\d+)\s*$/);
   if (node) totals[{ pass: 'passed', fail: 'failed', skipped: 'skipped' }[node[1]]] += Number(node[2]);
+}
+const tasks = process.argv
+  .slice(3)
+  .filter((file) => existsSync(file))
+  .flatMap((file) => JSON.parse(readFileSync(file, 'utf8')).filter((event) => event.ph === 'X'));
+if (tasks.length) {
+  const start = Math.min(...tasks.map((task) => task.ts));
+  const end = Math.max(...tasks.map((task) => task.ts + task.dur));
+  console.log(`longest Nx tasks (of ${tasks.length}, ${((end - start) / 1e6).toFixed(0)} s from the first start to the last end):`);
+  for (const task of tasks.sort((a, b) => b.dur - a.dur).slice(0, 10)) {
+    console.log(`  ${(task.dur / 1e6).toFixed(1).padStart(7)} s  ${task.name} (from ${((task.ts - start) / 1e6).toFixed(0)} s)`);
+  }
 }
 if (suites.length) {
   console.log('slowest suites:');

@@ -5,10 +5,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const summarize = (text) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'summary-')), 'log');
-  writeFileSync(file, text);
-  return execFileSync(process.execPath, [join(import.meta.dirname, 'summarize-tests.mjs'), file], { encoding: 'utf8' }).trim();
+const summarize = (text, profiles = []) => {
+  const dir = mkdtempSync(join(tmpdir(), 'summary-'));
+  writeFileSync(join(dir, 'log'), text);
+  const files = profiles.map((profile, i) => {
+    writeFileSync(join(dir, `lane-${i}.json`), JSON.stringify(profile));
+    return join(dir, `lane-${i}.json`);
+  });
+  const args = [join(import.meta.dirname, 'summarize-tests.mjs'), join(dir, 'log'), ...files, join(dir, 'missing.json')];
+  return execFileSync(process.execPath, args, { encoding: 'utf8' }).trim();
 };
 
 test('adds up jest and node test runner counts, colours and Nx prefixes included', () => {
@@ -40,4 +45,17 @@ test('lists the ten slowest suites, jest files and node --test runs, slowest fir
   assert.equal(lines.length, 12); // the heading, ten suites, the closing line
   assert.ok(!lines.some((line) => line.includes('s0.spec.ts')), 'the eleventh is left out');
   assert.equal(lines.at(-1), 'tests: 12 passed, 0 failed, 0 skipped');
+});
+
+test("lists the longest Nx tasks of the lanes' task profiles together, with when each started", () => {
+  const task = (name, startS, durS) => ({ name, ph: 'X', ts: (1_000 + startS) * 1e6, dur: durS * 1e6, pid: 1, tid: 0 });
+  const build = [{ name: 'thread_name', ph: 'M', ts: 0 }, task('query-api:build', 0, 40), task('config:lint', 1, 3)];
+  const lines = summarize('e2e: Tests: 1 passed, 1 total\n', [build, [task('e2e:test', 40, 300.04)]]).split('\n');
+  assert.deepEqual(lines.map((line) => line.trim()), [
+    'longest Nx tasks (of 3, 340 s from the first start to the last end):',
+    '300.0 s  e2e:test (from 40 s)',
+    '40.0 s  query-api:build (from 0 s)',
+    '3.0 s  config:lint (from 1 s)',
+    'tests: 1 passed, 0 failed, 0 skipped',
+  ]);
 });

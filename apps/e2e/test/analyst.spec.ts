@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TOOLS } from '@adintel/tool-catalogue';
 import { newAgentToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { LARGE_SEEDED_ADS, STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 
 /**
  * Six analyst questions, each asked through the real MCP SDK client the way an efficient agent would (the fewest
@@ -13,7 +13,7 @@ import { startStack, type Stack } from './stack';
  * 6 calls, 30 tokens or 20,000 characters fails.
  */
 const LIMITS = { calls: 6, tokens: 30, characters: 20_000 };
-const ADS = 20_000;
+const ADS = LARGE_SEEDED_ADS;
 
 interface Figures {
   calls: number;
@@ -36,7 +36,7 @@ describe('analyst questions through the MCP client', () => {
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
     );
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
   afterAll(async () => {
     await client?.close();
     await stack?.stop();

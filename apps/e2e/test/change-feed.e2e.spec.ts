@@ -1,7 +1,7 @@
-import { createRedis, type Redis } from '@adintel/redis';
+import type { Redis } from '@adintel/redis';
 import { waitUntil } from '@adintel/testing';
-import { callTool, getJson, newAgentToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { callTool, getJson } from './agent';
+import { liveStack, STACK_START_TIMEOUT_MS, type LiveStack, type Stack } from './stack';
 
 /** The seeded demo data's day (apps/query-api/src/ingest/demo-generator.ts): sightings on it do not move the day. */
 const DAY = '2026-11-15';
@@ -44,20 +44,17 @@ describe('the change feed end to end: watermark, live sightings, then only what 
   let stack: Stack;
   let producer: Redis;
   let token: string;
+  let live: LiveStack | undefined;
   const send = (...sightings: Sighting[]) => Promise.all(sightings.map((s) => producer.xadd('ingest:ads', '*', 'line', line(s))));
   const ad = async (id: string) => (await getJson(stack.baseUrl, token, `/api/v1/ads/${id}`)).body;
   const used = async () => Number((await getJson(stack.baseUrl, token, '/api/v1/usage')).body['used']);
   const WATCH = '/api/v1/ads?advertiser_id=adv_feed_e2e&limit=20';
 
   beforeAll(async () => {
-    stack = await startStack();
-    producer = createRedis({ url: stack.redisUrl, name: 'e2e-feed-producer' });
-    ({ token } = await newAgentToken(stack.baseUrl));
-  }, 180_000);
-  afterAll(async () => {
-    producer?.disconnect();
-    await stack?.stop();
-  }, 60_000);
+    live = await liveStack('e2e-feed-producer');
+    ({ stack, producer, token } = live);
+  }, STACK_START_TIMEOUT_MS);
+  afterAll(() => live?.stop(), 60_000);
 
   it('returns exactly the new, changed and ended ads, one token each; the next watermark returns nothing for nothing', async () => {
     await send({ id: 'ad_feed_a' }, { id: 'ad_feed_b' }, { id: 'ad_feed_c' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken, register, type RegisteredClient } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 import { startBearerProxy, type BearerProxy } from './bearer-proxy';
 
 /** Per revision, the scenarios this server cannot pass, each with its reason; the CLI fails the run on a new failure AND on a stale entry. */
@@ -47,7 +47,7 @@ describe('MCP conformance suite against the running service (a registered agent,
     agent = client;
     proxy = await startBearerProxy(stack.baseUrl, token);
     results = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await proxy?.close();

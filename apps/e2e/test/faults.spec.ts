@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from '@adintel/redis';
 import { waitUntil } from '@adintel/testing';
 import { getJson, newAgentToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 
 jest.setTimeout(300_000);
 
@@ -55,7 +55,7 @@ describe('faults under load', () => {
       trialAllowance: 1_000_000,
     });
     agents = await Promise.all(Array.from({ length: AGENTS }, async () => (await newAgentToken(stack.baseUrl)).token));
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     loading = false;

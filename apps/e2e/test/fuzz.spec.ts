@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DESTINATION_TYPES, OVERVIEW_SECTIONS } from '@adintel/contracts';
 import { inputJsonSchema, rowsAtMost, TOOLS, type ToolDefinition } from '@adintel/tool-catalogue';
 import { newAgentToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 
 /**
  * Property-based fuzzing of the built service (four real processes, a private Redis, the front door):
@@ -53,7 +53,7 @@ describe('fuzz: both surfaces, envelopes and tokens against the built stack', ()
   beforeAll(async () => {
     stack = await startStack();
     for (let i = 0; i < AGENTS; i++) agents.push({ token: (await newAgentToken(stack.baseUrl)).token, receipts: 0, pending: 0 });
-  }, 120_000);
+  }, STACK_START_TIMEOUT_MS);
   afterAll(async () => {
     const statuses = [...figures.byStatus].sort().map(([k, v]) => `${k}: ${v}`).join(', ');
     process.stdout.write(`fuzz figures: ${figures.requests} requests (${RUNS} runs per property); ${statuses}; slowest ${figures.slowestMs} ms\n`);

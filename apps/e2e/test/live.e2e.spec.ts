@@ -1,7 +1,7 @@
-import { createRedis, type Redis } from '@adintel/redis';
+import type { Redis } from '@adintel/redis';
 import { waitUntil } from '@adintel/testing';
-import { callTool, getJson, newAgentToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { callTool, getJson } from './agent';
+import { liveStack, STACK_START_TIMEOUT_MS, type LiveStack, type Stack } from './stack';
 
 /** One line of the documented ingest format (apps/query-api/README.md, "Ingest format"), as any producer writes it. */
 const line = (id: string, lastSeen: string) =>
@@ -38,16 +38,13 @@ describe('live sightings end to end: XADD to the stream, then REST and MCP answe
   let stack: Stack;
   let producer: Redis;
   let token: string;
+  let live: LiveStack | undefined;
 
   beforeAll(async () => {
-    stack = await startStack();
-    producer = createRedis({ url: stack.redisUrl, name: 'e2e-producer' });
-    ({ token } = await newAgentToken(stack.baseUrl));
-  }, 180_000);
-  afterAll(async () => {
-    producer?.disconnect();
-    await stack?.stop();
-  }, 60_000);
+    live = await liveStack('e2e-producer');
+    ({ stack, producer, token } = live);
+  }, STACK_START_TIMEOUT_MS);
+  afterAll(() => live?.stop(), 60_000);
 
   it('shows a new ad through REST and MCP within seconds of its XADD, and a re-sighting moves it', async () => {
     const sent = Date.now();

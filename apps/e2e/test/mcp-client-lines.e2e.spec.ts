@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { ClientCredentialsProvider as LegacyCredentials } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { TOOLS } from '@adintel/tool-catalogue';
 import { CONTRACT_REGISTRATION, getJson, newAgentToken, register } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 import { argumentsFor, findSeedIds, type SeedIds } from './tool-arguments';
 
 interface ToolResult {
@@ -112,7 +112,7 @@ describe('both official MCP client lines against the running service, each with 
     const { token } = await newAgentToken(stack.baseUrl);
     ids = await findSeedIds(stack.baseUrl, token);
     creatives = await findMediaCreatives(stack.baseUrl, token);
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.stop();
   }, 60_000);

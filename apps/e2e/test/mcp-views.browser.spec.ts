@@ -4,7 +4,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type TextRe
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 import { mountView } from './view-host';
 
 /** Screenshots land here (the test output); README images are copies of these. */
@@ -29,7 +29,7 @@ describe('MCP Apps views in headless Chromium, fed real tool results from the ru
     client = new Client({ name: 'views-e2e', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();

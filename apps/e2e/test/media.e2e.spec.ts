@@ -2,7 +2,7 @@ import * as v2 from '@modelcontextprotocol/client';
 import sharp from 'sharp';
 import { Redis } from '@adintel/redis';
 import { getJson, newAgentToken, register } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 
 const TRIAL = 500;
 const ALLOWED = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'video/mp4'];
@@ -38,7 +38,7 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
       if (creatives.length === 8) break;
     }
     if (creatives.length < 8) throw new Error(`the seeded store has only ${creatives.length} creatives with pictures in its first 100`);
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.stop();
   }, 60_000);

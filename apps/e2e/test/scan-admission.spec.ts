@@ -1,6 +1,6 @@
 import { waitUntil } from '@adintel/testing';
 import { newAgentToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { LARGE_SEEDED_ADS, STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 
 jest.setTimeout(600_000);
 
@@ -10,7 +10,7 @@ jest.setTimeout(600_000);
  * sections are. The store's size comes from SCAN_ADMISSION_ADS (default 20,000; the figures in docs/security.md are
  * at 100,000), and SCAN_ADMISSION_DATA_DIR keeps a seeded store between runs (the seed skips a store with ads).
  */
-const ADS = Number(process.env['SCAN_ADMISSION_ADS'] ?? 20_000);
+const ADS = Number(process.env['SCAN_ADMISSION_ADS'] ?? LARGE_SEEDED_ADS);
 const SCANS_IN_FLIGHT = 2;
 
 describe('the costliest call is bounded', () => {
@@ -25,7 +25,7 @@ describe('the costliest call is bounded', () => {
       logLevel: 'warn',
       appEnv: { 'mcp-gateway': { SCANS_IN_FLIGHT_PER_ACCOUNT: String(SCANS_IN_FLIGHT) } },
     });
-  }, 600_000);
+  }, STACK_START_TIMEOUT_MS);
   afterAll(() => stack?.stop());
 
   const get = (token: string, path: string) => fetch(`${stack.baseUrl}/api/v1${path}`, { headers: { authorization: `Bearer ${token}` } });

@@ -4,7 +4,7 @@ import { Redis } from '@adintel/redis';
 import { waitUntil, WORKSPACE_ROOT } from '@adintel/testing';
 import { callTool, CONTRACT_REGISTRATION, getJson, newAgentToken } from './agent';
 import { approveAndExchange, createOwner, csrfOf, registerPublicClient, signedInAccount } from './owner-flow';
-import { redisUserRules, startStack, type AppName, type Stack } from './stack';
+import { redisUserRules, STACK_START_TIMEOUT_MS, startStack, type AppName, type Stack } from './stack';
 
 jest.setTimeout(120_000);
 
@@ -21,7 +21,7 @@ describe('security of the running service', () => {
   beforeAll(async () => {
     // Every app as its own Redis ACL user: the whole suite also proves the users of docker/redis-users.json suffice.
     stack = await startStack({ redisUsers: true, appEnv: { 'auth-server': { REGISTRATION_LIMIT_PER_HOUR: String(REGISTRATIONS_PER_HOUR) } } });
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
   afterAll(() => stack?.stop());
 
   /** Both surfaces' view of a token: REST `/usage` and MCP `get_usage` (free). */

@@ -5,7 +5,7 @@ import { importJWK, SignJWT } from 'jose';
 import { WORKSPACE_ROOT } from '@adintel/testing';
 import { TOOLS } from '@adintel/tool-catalogue';
 import { callTool, CONTRACT_REGISTRATION, getJson, newAgentToken, register, requestToken } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 import { argumentsFor, findSeedIds, restPathFor, type SeedIds } from './tool-arguments';
 
 const TRIAL = 500;
@@ -25,7 +25,7 @@ describe('the service end to end (four apps as real processes, real Redis, seede
     stack = await startStack();
     base = stack.baseUrl;
     ids = await findSeedIds(base, (await newAgentToken(base)).token);
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.stop();
   }, 60_000);

@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from '@adintel/redis';
-import { freePort, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
+import { createRedis, Redis } from '@adintel/redis';
+import { copySeededStore, freePort, QUERY_CLI, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
+import { newAgentToken } from './agent';
+import { SEEDED_ADS } from './seeded-ads';
+
+export { LARGE_SEEDED_ADS, SEEDED_ADS } from './seeded-ads';
 
 export interface Stack {
   /** The one public origin (the dev front door, routed like the ingress). */
@@ -44,7 +48,7 @@ export interface StackOptions {
   /**
    * query-api's DATA_DIR, kept after stop so a large seeded store is reused by the next run (the seed skips a
    * store that already holds ads). Default: a temporary folder removed on stop, holding a copy of the seeded store
-   * of this build (seededStore).
+   * of this build (seededStore of @adintel/testing).
    */
   readonly queryDataDir?: string;
   /** QUERY_WORKERS (default 1). */
@@ -99,7 +103,12 @@ async function createRedisUsers(url: string): Promise<Record<AppName, string>> {
   }
 }
 
-export const SEEDED_ADS = 3_000;
+/**
+ * What a suite's beforeAll allows startStack: the first suite of a build to ask for a store seeds it (about 40 s of
+ * CPU for SEEDED_ADS, two minutes for LARGE_SEEDED_ADS, most of it the pictures), and suites of the other jest worker
+ * or project that ask meanwhile wait for that seed; several minutes on a loaded machine.
+ */
+export const STACK_START_TIMEOUT_MS = 600_000;
 
 /**
  * The whole service as real processes: a private redis-server (its streams and keys are ours alone, so no
@@ -133,8 +142,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     );
 
     const ads = options.ads ?? SEEDED_ADS;
-    if (options.queryDataDir) await run('query-api seed', [SEED_CLI, 'seed', '--count', String(ads)], queryEnv);
-    else cpSync(await seededStore(ads, queryEnv), queryDir, { recursive: true });
+    if (options.queryDataDir) await run('query-api seed', [QUERY_CLI, 'seed', '--count', String(ads)], queryEnv);
+    else await copySeededStore(ads, queryDir, queryEnv);
     const queryReplicas = Array.from({ length: options.queryReplicas ?? 1 }, (_, i) => {
       if (i === 0) return queryEnv;
       cpSync(queryDir, join(dataDir, `query-${i}`), { recursive: true });
@@ -207,34 +216,30 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   }
 }
 
-const SEED_CLI = join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js');
-const SEEDS_DIR = join(WORKSPACE_ROOT, 'tmp', 'e2e-seeds');
+/** A stack watched as the live suites watch it: a producer on its Redis (writing ingest:ads as any producer does) and an agent. */
+export interface LiveStack {
+  readonly stack: Stack;
+  readonly producer: Redis;
+  /** An agent's access token (a registered client with the trial plan). */
+  readonly token: string;
+  stop(): Promise<void>;
+}
 
-/**
- * The DATA_DIR of a store seeded with `ads` demo ads by this build's CLI, made once and then copied by every suite
- * (a seed of 3,000 ads costs tens of seconds of CPU; a copy, well under one). Keyed by the CLI's bytes, so a new
- * build seeds anew; made beside its final place and renamed when complete, so a run stopped midway leaves none.
- */
-async function seededStore(ads: number, env: Record<string, string>): Promise<string> {
-  const key = `ads-${ads}-${createHash('sha256').update(readFileSync(SEED_CLI)).digest('hex').slice(0, 16)}`;
-  const done = join(SEEDS_DIR, key);
-  if (existsSync(done)) return done;
-  mkdirSync(SEEDS_DIR, { recursive: true });
-  for (const stale of readdirSync(SEEDS_DIR).filter((name) => name.startsWith(`ads-${ads}-`) && !name.startsWith(key))) {
-    rmSync(join(SEEDS_DIR, stale), { recursive: true, force: true });
-  }
-  const loading = mkdtempSync(`${done}.loading-`);
+/** The live suites' set-up (live.e2e, change-feed.e2e): a stack of their own, a producer named `producerName`, an agent. */
+export async function liveStack(producerName: string): Promise<LiveStack> {
+  const stack = await startStack();
+  const producer = createRedis({ url: stack.redisUrl, name: producerName });
+  const stop = async () => {
+    producer.disconnect();
+    await stack.stop();
+  };
   try {
-    await run('query-api seed', [SEED_CLI, 'seed', '--count', String(ads)], { ...env, DATA_DIR: loading });
-    try {
-      renameSync(loading, done);
-    } catch (error) {
-      if (!existsSync(done)) throw error; // else another process finished first: its copy serves
-    }
-  } finally {
-    rmSync(loading, { recursive: true, force: true });
+    const { token } = await newAgentToken(stack.baseUrl);
+    return { stack, producer, token, stop };
+  } catch (error) {
+    await stop();
+    throw error;
   }
-  return done;
 }
 
 async function startRedis(cleanups: (() => Promise<unknown> | void)[], appendOnlyDir?: string): Promise<Pick<PrivateRedis, 'url' | 'restart'>> {

@@ -3,7 +3,7 @@ import { Redis } from '@adintel/redis';
 import { ServiceClient } from '@adintel/transport';
 import { monitorRedis, waitUntil, type AppProcess, type MonitoredCommand } from '@adintel/testing';
 import { callTool, getJson, newAgentToken, register } from './agent';
-import { startStack, type Stack } from './stack';
+import { STACK_START_TIMEOUT_MS, startStack, type Stack } from './stack';
 
 jest.setTimeout(240_000);
 
@@ -32,7 +32,7 @@ describe('replicas share the work over the Redis Streams transport', () => {
         return { token, client_id: client.client_id };
       }),
     );
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await stack?.stop();

@@ -1,15 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryMessages, type Creative, type MessageDefinition, type RequestOf, type ResponseOf, ServiceError } from '@adintel/contracts';
 import { FilesystemMediaReader } from '@adintel/media-store';
-import { startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
+import { copySeededStore, startApp, startPrivateRedis, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
 
-// The seed renders a picture per demo creative (about 1,400 at 3,000 ads): allow for a loaded machine.
-jest.setTimeout(240_000);
+// The seed renders a picture per demo creative (about 1,400 at 3,000 ads), once a build, maybe for another suite that
+// asked first: allow for that on a loaded machine.
+jest.setTimeout(600_000);
 
 const SEEDED = 3_000;
 
@@ -38,10 +38,8 @@ describe('query-api as a process, over the transport', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'query-api-process-'));
     redis = await startPrivateRedis();
     const env = { DATA_DIR: dataDir, REDIS_URL: redis.url, QUERY_WORKERS: '2', LOG_LEVEL: 'warn' };
-    execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'seed', '--count', String(SEEDED)], {
-      env: { ...process.env, ...env },
-      stdio: 'pipe',
-    });
+    // This build's seeded store, made once for every process suite that asks (the e2e suites copy the same one).
+    await copySeededStore(SEEDED, dataDir, env);
     app = await startApp({ name: 'query-api', env, readyPath: '/readyz' });
     client = new ServiceClient({ service: 'query', url: redis.url, timeoutMs: 10_000 });
   });

@@ -2,3 +2,4 @@ export * from './app-process';
 export * from './private-redis';
 export * from './wait-until';
 export * from './redis-monitor';
+export * from './seeded-store';
