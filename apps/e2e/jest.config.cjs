@@ -9,6 +9,8 @@ module.exports = {
   maxWorkers: 2,
   // Starts the seeds of the stores the suites copy, beside the first suites (test/global-setup.ts).
   globalSetup: '<rootDir>/test/global-setup.ts',
+  // Stops the stacks of a suite whose start-up timed out (test/stop-unclaimed-stacks.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/stop-unclaimed-stacks.ts'],
   testTimeout: 60_000,
   // ext-apps ships ESM only: swc turns it into CommonJS for the test host's AppBridge.
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs|jose|@modelcontextprotocol/ext-apps)/)'],

@@ -115,12 +115,30 @@ export const STACK_START_TIMEOUT_MS = 600_000;
  * other suite's processes take our messages), query-api on a small seeded
  * SQLite store, metering, auth-server, mcp-gateway, and the front door that gives them one origin.
  */
+/**
+ * Stacks whose start has not returned yet. When a suite's beforeAll times out, jest moves on while startStack goes on
+ * starting processes that no afterAll will ever stop (the suite never got the stack), and jest then waits on them for
+ * ever: test/stop-unclaimed-stacks.ts stops them when the suite ends, and a start that returns after that stops itself.
+ */
+const starting = new Set<{ abandoned: boolean; stop(): Promise<void> }>();
+
+/** Stops what every start still in progress has started so far; each stops the rest itself when it returns. */
+export async function stopUnclaimedStacks(): Promise<void> {
+  for (const start of [...starting]) {
+    start.abandoned = true;
+    await start.stop();
+  }
+}
+
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'adintel-e2e-'));
   const cleanups: (() => Promise<unknown> | void)[] = [() => rmSync(dataDir, { recursive: true, force: true })];
+  // Each cleanup runs once, newest first, however often stop is called (an abandoned start calls it twice).
   const stop = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+    for (let cleanup = cleanups.pop(); cleanup; cleanup = cleanups.pop()) await cleanup();
   };
+  const start = { abandoned: false, stop };
+  starting.add(start);
   try {
     const redis = await startRedis(cleanups, options.redisAppendOnly ? join(dataDir, 'redis') : undefined);
     const redisUrl = redis.url;
@@ -209,10 +227,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (name === 'metering') replicas.metering[0] = fresh;
       return fresh;
     };
+    if (start.abandoned) throw new Error('the suite ended before its stack had started (its beforeAll timed out)');
     return { baseUrl, apps, signingKey, replicas, redisUrl, startMetering, restart, restartRedis: () => redis.restart(), stop };
   } catch (error) {
     await stop();
     throw error;
+  } finally {
+    starting.delete(start);
   }
 }
 
