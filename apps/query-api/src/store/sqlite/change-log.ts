@@ -307,6 +307,46 @@ function eachBit(bits: Uint32Array, visit: (p: number) => void): void {
   }
 }
 
+/** Per position of a set of columns, the latest log row of the ad there (-1: none), and per log row its position. */
+interface RowsOfPositions {
+  index: FeedIndex;
+  upTo: number;
+  rows: Int32Array;
+  positions: Int32Array;
+}
+
+/**
+ * A page of the feed: the `limit` earliest rows (change order) among those offered, in any order, and whether more
+ * were offered. Kept sorted, `limit` + 1 at most (a page is small: search_ads' limit).
+ */
+class PageRows {
+  private readonly held: { row: number; rid: number; change: AdChange }[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  offer(row: number, rid: number, change: AdChange): void {
+    const held = this.held;
+    const last = held.at(-1);
+    if (held.length > this.limit && last && row > last.row) return;
+    let i = held.length;
+    while (i > 0 && (held[i - 1]?.row ?? 0) > row) i--;
+    held.splice(i, 0, { row, rid, change });
+    if (held.length > this.limit + 1) held.pop();
+  }
+
+  full(): boolean {
+    return this.held.length >= this.limit;
+  }
+
+  hasMore(): boolean {
+    return this.held.length > this.limit;
+  }
+
+  rows(): { row: number; rid: number; change: AdChange }[] {
+    return this.held.slice(0, this.limit);
+  }
+}
+
 /** The reader's side: the store's position, and the feed since an earlier one. */
 export class ChangeFeedReader {
   private index: FeedIndex | null = null;
@@ -344,80 +384,74 @@ export class ChangeFeedReader {
     const columnar = state?.columnar ?? null;
     const filter = this.checkFor(query.filter, state);
     if (filter === null) return empty;
-    const { check, candidates } = filter;
+    const { check, checkAt, candidates } = filter;
     const wantActive = query.filter.status === undefined ? null : query.filter.status === 'active';
     const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const start = index.firstAfter(query.since.seq);
     const { next, prev, before, after, at } = index;
-    // Visit the log's rows after `since`, or, when the filter's candidates are fewer, the latest rows of those ads:
-    // marked in a bitset over the rows (read in change order without a sort), each with its position beside it.
-    let marks: Uint32Array | null = null;
-    let positionAt: Int32Array = this.scratch;
-    if (candidates && columnar && candidates.size < index.length - start) {
-      const byPosition = this.rowsByPosition(columnar, index);
-      const marked = new Uint32Array((index.length - start + 31) >>> 5);
-      if (positionAt.length < index.length - start) positionAt = this.scratch = new Int32Array(Math.max(index.length - start, 2 * positionAt.length));
-      const at = positionAt;
-      candidates.each((p) => {
-        const k = (byPosition[p] ?? -1) - start;
-        if (k < 0) return;
-        marked[k >>> 5] = (marked[k >>> 5] ?? 0) | (1 << (k & 31));
-        at[k] = p;
-      });
-      marks = marked;
-    }
-    const visitCheck = candidates?.besides ?? null;
-    const picked: { row: number; rid: number; change: AdChange }[] = [];
-    let matched = 0;
-    let hasMore = false;
-    let examined = 0;
-    let probed = 0;
-    const visiting = index.length - start;
     const nexts = next.data;
     const prevs = prev.data;
     const befores = before.data;
     const afters = after.data;
-    for (let k = 0; k < visiting; k++) {
-      if (marks) {
-        // Skip to the next marked row.
-        let word = (marks[k >>> 5] ?? 0) >>> (k & 31);
-        while (word === 0) {
-          k = ((k >>> 5) + 1) << 5;
-          if (k >= visiting) break;
-          word = marks[k >>> 5] ?? 0;
-        }
-        if (k >= visiting) break;
-        k += 31 - Math.clz32(word & -word);
-      }
-      const row = start + k;
-      examined++;
-      if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
+    /** The change of the ad whose latest row is `row` since `start` (null: none, or not of the status asked). */
+    const changeOf = (row: number): AdChange | null => {
       let firstRow = row;
       for (let p = prevs[row] ?? -1; p >= start; p = prevs[p] ?? -1) firstRow = p;
       const isNow = afters[row] ?? 0;
       const was = befores[firstRow] ?? -1;
-      if (was === isNow) continue; // as it was: no change
+      if (was === isNow) return null; // as it was: no change
       // The status the ad has now: active only while its last sighting is the data's day.
-      if (wantActive !== null && (isNow % 2 === 1) !== wantActive) continue;
-      probed++;
-      let rid = 0;
-      if (marks && columnar) {
-        // A candidate's position is current: its row id and the checks left are read there.
-        const p = positionAt[k] ?? 0;
-        if (visitCheck && !visitCheck(p)) continue;
-        rid = columnar.cols.rid[p] ?? 0;
-      } else {
-        // Without a filter the row id is needed only for the rows a page shows.
-        if (check || (row > afterRow && picked.length < query.limit)) rid = this.ridAt(index, row, columnar);
-        if (check && !check(rid)) continue;
+      if (wantActive !== null && (isNow % 2 === 1) !== wantActive) return null;
+      return classifyKeys(was, isNow) ?? 'changed';
+    };
+    const page = new PageRows(query.limit);
+    let matched = 0;
+    let examined = 0;
+    let probed = 0;
+    if (candidates && columnar && candidates.size < index.length - start) {
+      // Fewer candidates than log rows after `since`: each candidate's latest row, read by its position, in the
+      // posting list's order; the page keeps the earliest rows in change order as they come (no sort, no marks).
+      const byPosition = this.rowsByPosition(columnar, index).rows;
+      const visitCheck = candidates.besides;
+      const rids = columnar.cols.rid;
+      candidates.each((p) => {
+        const row = byPosition[p] ?? -1;
+        if (row < start) return;
+        examined++;
+        if ((nexts[row] ?? -1) !== -1) return; // a later row of the same ad stands for it
+        const change = changeOf(row);
+        if (change === null) return;
+        probed++;
+        if (visitCheck && !visitCheck(p)) return;
+        matched++;
+        if (row > afterRow) page.offer(row, rids[p] ?? 0, change);
+      });
+    } else {
+      // The log's rows after `since`, in change order; with a filter on the columns, each row's ad by its position.
+      const positionOfRow = checkAt && columnar ? this.rowsByPosition(columnar, index).positions : null;
+      for (let row = start; row < index.length; row++) {
+        examined++;
+        if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
+        const change = changeOf(row);
+        if (change === null) continue;
+        probed++;
+        let rid = 0;
+        if (positionOfRow && checkAt && columnar) {
+          const p = positionOfRow[row] ?? -1;
+          if (p < 0 || !checkAt(p)) continue;
+          rid = columnar.cols.rid[p] ?? 0;
+        } else {
+          // Without a filter the row id is needed only for the rows a page shows.
+          if (check || (row > afterRow && !page.full())) rid = this.ridAt(index, row, columnar);
+          if (check && !check(rid)) continue;
+        }
+        matched++;
+        if (row > afterRow) page.offer(row, rid, change);
+        if (page.hasMore() && matched > query.countUpTo) break;
       }
-      matched++;
-      if (row > afterRow) {
-        if (picked.length < query.limit) picked.push({ row, rid, change: classifyKeys(was, isNow) ?? 'changed' });
-        else hasMore = true;
-      }
-      if (hasMore && matched > query.countUpTo) break;
     }
+    const picked = page.rows();
+    const hasMore = page.hasMore();
     feedReadStats.logRows += examined;
     feedReadStats.adsProbed += probed;
     const docs = this.docsOf(picked.map((p) => p.rid));
@@ -459,26 +493,36 @@ export class ChangeFeedReader {
    * pass over every ad, like the columns' own indexes after a batch), then brought forward with the rows read since,
    * so a filter's candidates find their rows in position order rather than by row id all over memory.
    */
-  private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): Int32Array {
+  private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): RowsOfPositions {
     let held = this.byPosition.get(columnar);
     if (!held || held.index !== index) {
       const rows = new Int32Array(columnar.cols.n);
+      const positions = new Int32Array(index.length).fill(-1);
       const rids = columnar.cols.rid;
-      for (let p = 0; p < rows.length; p++) rows[p] = index.rowOf(rids[p] ?? 0);
-      held = { index, upTo: index.length, rows };
+      for (let p = 0; p < rows.length; p++) {
+        const row = index.rowOf(rids[p] ?? 0);
+        rows[p] = row;
+        if (row >= 0) positions[row] = p;
+      }
+      held = { index, upTo: index.length, rows, positions };
       this.byPosition.set(columnar, held);
     }
-    for (let row = held.upTo; row < index.length; row++) {
-      const p = columnar.positionOf(index.rid.data[row] ?? 0);
-      if (p >= 0) held.rows[p] = row;
+    if (held.upTo < index.length) {
+      const positions = new Int32Array(index.length).fill(-1);
+      positions.set(held.positions.subarray(0, Math.min(held.upTo, positions.length)));
+      held.positions = positions;
+      for (let row = held.upTo; row < index.length; row++) {
+        const p = columnar.positionOf(index.rid.data[row] ?? 0);
+        if (p < 0) continue;
+        held.rows[p] = row;
+        positions[row] = p;
+      }
+      held.upTo = index.length;
     }
-    held.upTo = index.length;
-    return held.rows;
+    return held;
   }
 
-  private readonly byPosition = new WeakMap<ColumnarAds, { index: FeedIndex; upTo: number; rows: Int32Array }>();
-  /** Positions of a call's marked rows (reused: only marked entries are read). */
-  private scratch = new Int32Array(0);
+  private readonly byPosition = new WeakMap<ColumnarAds, RowsOfPositions>();
 
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
   private ridAt(index: FeedIndex, row: number, columnar: ColumnarAds | null): number {
@@ -497,14 +541,17 @@ export class ChangeFeedReader {
    * known to hold every match (a posting list, the words' bits or rows), which the feed visits instead of the log when
    * it is the shorter. Check undefined: nothing to check; null: nothing can match.
    */
-  private checkFor(filter: AdFilter, state: ColumnsState | null): { check: AdCheck | undefined; candidates: Candidates | null } | null {
+  private checkFor(
+    filter: AdFilter,
+    state: ColumnsState | null,
+  ): { check: AdCheck | undefined; checkAt: ((p: number) => boolean) | null; candidates: Candidates | null } | null {
     const { status: _status, words: wanted, ...rest } = filter;
-    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, candidates: null };
+    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, checkAt: null, candidates: null };
     const columnar = state?.columnar;
     if (!state || !columnar || (filter.landingDomain && !columnar.servesHosts)) {
       const conditions = conditionsOf({ ...rest, ...(wanted ? { words: wanted } : {}) }, null);
       const statement = this.db.prepare(`SELECT 1 FROM ads WHERE ads.rid = ? AND ${conditions.sql}`);
-      return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, candidates: null };
+      return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, checkAt: null, candidates: null };
     }
     const others = Object.keys(rest).length > 0;
     const compiled = others ? columnar.filterCheck(rest) : { matches: () => true, postings: null, besides: null };
@@ -539,12 +586,14 @@ export class ChangeFeedReader {
       sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides });
     }
     const inWordsNow = inWords;
+    const rids = columnar.cols.rid;
+    const checkAt = (p: number) => matches(p) && (!inWordsNow || inWordsNow(rids[p] ?? 0, p));
     const check = (rid: number) => {
       const p = columnar.positionOf(rid);
-      return p >= 0 && matches(p) && (!inWordsNow || inWordsNow(rid, p));
+      return p >= 0 && checkAt(p);
     };
     const candidates = sources.reduce<Candidates | null>((best, c) => (!best || c.size < best.size ? c : best), null);
-    return { check, candidates };
+    return { check, checkAt, candidates };
   }
 
   private sql(text: string): StatementSync {
