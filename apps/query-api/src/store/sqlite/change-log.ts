@@ -462,6 +462,8 @@ export class ChangeFeedReader {
     if (own && columnar && checkAt) {
       const positionOfRow = this.rowsByPosition(columnar, index).positions;
       const rids = columnar.cols.rid;
+      // Matches come latest first: the page takes them in change order (each offer past a full page is then a compare).
+      const found: { row: number; p: number; change: AdChange }[] = [];
       index.rowsOf[own].each(query.filter[own] ?? '', start, (row) => {
         examined++;
         if ((nexts[row] ?? -1) !== -1) return; // a later row of the same ad stands for it
@@ -472,8 +474,12 @@ export class ChangeFeedReader {
         probed++;
         if (!checkAt(p)) return;
         matched++;
-        if (row > afterRow) page.offer(row, rids[p] ?? 0, change);
+        if (row > afterRow) found.push({ row, p, change });
       });
+      for (let i = found.length - 1; i >= 0; i--) {
+        const { row, p, change } = found[i] as (typeof found)[number];
+        page.offer(row, rids[p] ?? 0, change);
+      }
     }
     if (own) {
       // answered above
