@@ -202,7 +202,8 @@ const floats = () => new Column(new Float64Array(0), (size) => new Float64Array(
 /**
  * The change log of one store in memory, as typed arrays in change order (row i is ad_feed's n = first + i), read
  * forward as batches come: per row its batch, the same ad's rows before and after it, its states before and after,
- * when it was written, and the ad's row id at the time. About 40 bytes a row.
+ * when it was written, and the ad's row id at the time; and the rows per advertiser and per affiliate. About 48 bytes a
+ * row.
  */
 class FeedIndex {
   length = 0;
@@ -413,9 +414,10 @@ export class ChangeFeedReader {
   }
 
   /**
-   * The ads matching the filter whose visible state changed after `since`, in change order: one pass over the log's
-   * rows after it (in memory), keeping each ad's latest row, classified against the first of its rows after `since`,
-   * and checked against the filter on the columns. The count is of the whole feed (up to countUpTo), whatever page
+   * The ads matching the filter whose visible state changed after `since`, in change order: each ad's latest row after
+   * it (in memory), classified against the first of its rows after `since` and checked against the filter on the
+   * columns, found by the fewest of: the log's rows after `since`, the filter's candidates (by position), or an
+   * advertiser's or affiliate's own rows (RowChains). The count is of the whole feed (up to countUpTo), whatever page
    * `after` asks for, as search_ads' total is of every match: the same on every page.
    */
   changes(query: AdChangesQuery): AdChangesResult {
