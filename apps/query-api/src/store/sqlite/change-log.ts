@@ -202,7 +202,8 @@ const floats = () => new Column(new Float64Array(0), (size) => new Float64Array(
 /**
  * The change log of one store in memory, as typed arrays in change order (row i is ad_feed's n = first + i), read
  * forward as batches come: per row its batch, the same ad's rows before and after it, its states before and after,
- * when it was written, and the ad's row id at the time. About 40 bytes a row.
+ * when it was written, and the ad's row id at the time; and the rows per advertiser and per affiliate. About 48 bytes a
+ * row.
  */
 class FeedIndex {
   length = 0;
@@ -217,6 +218,14 @@ class FeedIndex {
   readonly rid = ints();
   /** Row id -> the latest row read for it (a filter's posting list leads from its ads to their rows). */
   readonly rowOfRid = ints();
+  /**
+   * Per advertiser and per affiliate, the rows of their ads as a chain from the latest back (each row filed under
+   * the ad's value when it was read with columns: a row that changes who runs the ad is filed under the new one), so
+   * a feed on one of them visits its own rows after the watermark, not every ad it has nor the whole log. 4 bytes a
+   * row each, and the latest row per value. Rows < `filedUpTo` are filed.
+   */
+  readonly rowsOf = { advertiserId: new RowChains(), webmasterId: new RowChains() };
+  filedUpTo = 0;
 
   constructor(
     readonly store: string,
@@ -270,6 +279,24 @@ class FeedIndex {
   }
 }
 
+/** Rows filed under values, each value's rows chained from its latest back. */
+class RowChains {
+  private readonly latest = new Map<string, number>();
+  private readonly before = ints();
+
+  file(value: string | undefined, row: number): void {
+    if (value === undefined) return;
+    this.before.push(this.latest.get(value) ?? -1, row);
+    this.latest.set(value, row);
+  }
+
+  /** The rows filed under `value` from `start` on, the latest first. */
+  each(value: string, start: number, visit: (row: number) => void): void {
+    const before = this.before.data;
+    for (let row = this.latest.get(value) ?? -1; row >= start; row = before[row] ?? -1) visit(row);
+  }
+}
+
 /** The log's rows from a number on, each with the ad's row id now (FeedIndex.load). */
 const LOAD_ROWS = `SELECT f.n AS n, f.seq AS seq, f.prev AS prev, f.before AS before, f.after AS after, f.at AS at, a.rid AS rid
   FROM ad_feed f LEFT JOIN ads a ON a.id = f.id WHERE f.n >= ? ORDER BY f.n`;
@@ -307,6 +334,67 @@ function eachBit(bits: Uint32Array, visit: (p: number) => void): void {
   }
 }
 
+/**
+ * Per position of a set of columns: the latest log row of the ad there (-1: none), that row's previous row of the
+ * same ad, and the change it makes alone (OWN_CHANGES, with the status it leaves in bit 3); per log row, its position.
+ * A filter's candidates come in position order, so these are read in order too: an ad whose latest row is its only
+ * row after the watermark (most of them) is answered without reaching into the log, which is read out of order.
+ */
+interface RowsOfPositions {
+  index: FeedIndex;
+  upTo: number;
+  rows: Int32Array;
+  prevs: Int32Array;
+  own: Uint8Array;
+  positions: Int32Array;
+}
+
+/** The change codes of RowsOfPositions.own (0: none). */
+const OWN_CHANGES: readonly (AdChange | null)[] = [null, 'new', 'changed', 'ended', 'resumed'];
+
+function latestAt(held: RowsOfPositions, p: number, row: number): void {
+  const { index } = held;
+  const was = index.before.data[row] ?? -1;
+  const isNow = index.after.data[row] ?? 0;
+  const change = was === isNow ? null : (classifyKeys(was, isNow) ?? 'changed');
+  held.rows[p] = row;
+  held.prevs[p] = index.prev.data[row] ?? -1;
+  held.own[p] = OWN_CHANGES.indexOf(change) | (isNow % 2 === 1 ? 8 : 0);
+  if (row < held.positions.length) held.positions[row] = p;
+}
+
+/**
+ * A page of the feed: the `limit` earliest rows (change order) among those offered, in any order, and whether more
+ * were offered. Kept sorted, `limit` + 1 at most (a page is small: search_ads' limit).
+ */
+class PageRows {
+  private readonly held: { row: number; rid: number; change: AdChange }[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  offer(row: number, rid: number, change: AdChange): void {
+    const held = this.held;
+    const last = held.at(-1);
+    if (held.length > this.limit && last && row > last.row) return;
+    let i = held.length;
+    while (i > 0 && (held[i - 1]?.row ?? 0) > row) i--;
+    held.splice(i, 0, { row, rid, change });
+    if (held.length > this.limit + 1) held.pop();
+  }
+
+  full(): boolean {
+    return this.held.length >= this.limit;
+  }
+
+  hasMore(): boolean {
+    return this.held.length > this.limit;
+  }
+
+  rows(): { row: number; rid: number; change: AdChange }[] {
+    return this.held.slice(0, this.limit);
+  }
+}
+
 /** The reader's side: the store's position, and the feed since an earlier one. */
 export class ChangeFeedReader {
   private index: FeedIndex | null = null;
@@ -326,9 +414,10 @@ export class ChangeFeedReader {
   }
 
   /**
-   * The ads matching the filter whose visible state changed after `since`, in change order: one pass over the log's
-   * rows after it (in memory), keeping each ad's latest row, classified against the first of its rows after `since`,
-   * and checked against the filter on the columns. The count is of the whole feed (up to countUpTo), whatever page
+   * The ads matching the filter whose visible state changed after `since`, in change order: each ad's latest row after
+   * it (in memory), classified against the first of its rows after `since` and checked against the filter on the
+   * columns, found by the fewest of: the log's rows after `since`, the filter's candidates (by position), or an
+   * advertiser's or affiliate's own rows (RowChains). The count is of the whole feed (up to countUpTo), whatever page
    * `after` asks for, as search_ads' total is of every match: the same on every page.
    */
   changes(query: AdChangesQuery): AdChangesResult {
@@ -344,80 +433,107 @@ export class ChangeFeedReader {
     const columnar = state?.columnar ?? null;
     const filter = this.checkFor(query.filter, state);
     if (filter === null) return empty;
-    const { check, candidates } = filter;
+    const { check, checkAt, candidates } = filter;
     const wantActive = query.filter.status === undefined ? null : query.filter.status === 'active';
     const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const start = index.firstAfter(query.since.seq);
     const { next, prev, before, after, at } = index;
-    // Visit the log's rows after `since`, or, when the filter's candidates are fewer, the latest rows of those ads:
-    // marked in a bitset over the rows (read in change order without a sort), each with its position beside it.
-    let marks: Uint32Array | null = null;
-    let positionAt: Int32Array = this.scratch;
-    if (candidates && columnar && candidates.size < index.length - start) {
-      const byPosition = this.rowsByPosition(columnar, index);
-      const marked = new Uint32Array((index.length - start + 31) >>> 5);
-      if (positionAt.length < index.length - start) positionAt = this.scratch = new Int32Array(Math.max(index.length - start, 2 * positionAt.length));
-      const at = positionAt;
-      candidates.each((p) => {
-        const k = (byPosition[p] ?? -1) - start;
-        if (k < 0) return;
-        marked[k >>> 5] = (marked[k >>> 5] ?? 0) | (1 << (k & 31));
-        at[k] = p;
-      });
-      marks = marked;
-    }
-    const visitCheck = candidates?.besides ?? null;
-    const picked: { row: number; rid: number; change: AdChange }[] = [];
-    let matched = 0;
-    let hasMore = false;
-    let examined = 0;
-    let probed = 0;
-    const visiting = index.length - start;
     const nexts = next.data;
     const prevs = prev.data;
     const befores = before.data;
     const afters = after.data;
-    for (let k = 0; k < visiting; k++) {
-      if (marks) {
-        // Skip to the next marked row.
-        let word = (marks[k >>> 5] ?? 0) >>> (k & 31);
-        while (word === 0) {
-          k = ((k >>> 5) + 1) << 5;
-          if (k >= visiting) break;
-          word = marks[k >>> 5] ?? 0;
-        }
-        if (k >= visiting) break;
-        k += 31 - Math.clz32(word & -word);
-      }
-      const row = start + k;
-      examined++;
-      if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
+    /** The change of the ad whose latest row is `row` since `start` (null: none, or not of the status asked). */
+    const changeOf = (row: number): AdChange | null => {
       let firstRow = row;
       for (let p = prevs[row] ?? -1; p >= start; p = prevs[p] ?? -1) firstRow = p;
       const isNow = afters[row] ?? 0;
       const was = befores[firstRow] ?? -1;
-      if (was === isNow) continue; // as it was: no change
+      if (was === isNow) return null; // as it was: no change
       // The status the ad has now: active only while its last sighting is the data's day.
-      if (wantActive !== null && (isNow % 2 === 1) !== wantActive) continue;
-      probed++;
-      let rid = 0;
-      if (marks && columnar) {
-        // A candidate's position is current: its row id and the checks left are read there.
-        const p = positionAt[k] ?? 0;
-        if (visitCheck && !visitCheck(p)) continue;
-        rid = columnar.cols.rid[p] ?? 0;
-      } else {
-        // Without a filter the row id is needed only for the rows a page shows.
-        if (check || (row > afterRow && picked.length < query.limit)) rid = this.ridAt(index, row, columnar);
-        if (check && !check(rid)) continue;
+      if (wantActive !== null && (isNow % 2 === 1) !== wantActive) return null;
+      return classifyKeys(was, isNow) ?? 'changed';
+    };
+    const page = new PageRows(query.limit);
+    let matched = 0;
+    let examined = 0;
+    let probed = 0;
+    // An advertiser's or an affiliate's own rows after `since` (the latest first; the page keeps the earliest): fewer
+    // than the ads it has (a filter's posting list) or the whole log after `since` (one day's: 2-15% of them here).
+    const ownKey = query.filter.advertiserId !== undefined ? 'advertiserId' : query.filter.webmasterId !== undefined ? 'webmasterId' : null;
+    const own = columnar && checkAt && ownKey ? ownKey : null;
+    if (own && columnar && checkAt) {
+      const positionOfRow = this.rowsByPosition(columnar, index).positions;
+      const rids = columnar.cols.rid;
+      // Matches come latest first: the page takes them in change order (each offer past a full page is then a compare).
+      const found: { row: number; p: number; change: AdChange }[] = [];
+      index.rowsOf[own].each(query.filter[own] ?? '', start, (row) => {
+        examined++;
+        if ((nexts[row] ?? -1) !== -1) return; // a later row of the same ad stands for it
+        const p = positionOfRow[row] ?? -1;
+        if (p < 0) return;
+        const change = changeOf(row);
+        if (change === null) return;
+        probed++;
+        if (!checkAt(p)) return;
+        matched++;
+        if (row > afterRow) found.push({ row, p, change });
+      });
+      for (let i = found.length - 1; i >= 0; i--) {
+        const { row, p, change } = found[i] as (typeof found)[number];
+        page.offer(row, rids[p] ?? 0, change);
       }
-      matched++;
-      if (row > afterRow) {
-        if (picked.length < query.limit) picked.push({ row, rid, change: classifyKeys(was, isNow) ?? 'changed' });
-        else hasMore = true;
-      }
-      if (hasMore && matched > query.countUpTo) break;
     }
+    if (own) {
+      // answered above
+    } else if (candidates && columnar && candidates.size < index.length - start) {
+      // Fewer candidates than log rows after `since`: each candidate's latest row, read by its position, in the
+      // posting list's order; the page keeps the earliest rows in change order as they come (no sort, no marks).
+      const { rows: byPosition, prevs: prevOf, own } = this.rowsByPosition(columnar, index);
+      const visitCheck = candidates.besides;
+      const rids = columnar.cols.rid;
+      candidates.each((p) => {
+        const row = byPosition[p] ?? -1;
+        if (row < start) return;
+        examined++;
+        let change: AdChange | null;
+        if ((prevOf[p] ?? -1) < start) {
+          // Its only row after `since`: the change that row makes alone.
+          const code = own[p] ?? 0;
+          change = OWN_CHANGES[code & 7] ?? null;
+          if (wantActive !== null && (code & 8) !== 0 !== wantActive) change = null;
+        } else change = changeOf(row);
+        if (change === null) return;
+        probed++;
+        if (visitCheck && !visitCheck(p)) return;
+        matched++;
+        if (row > afterRow) page.offer(row, rids[p] ?? 0, change);
+      });
+    } else {
+      // The log's rows after `since`, in change order; with a filter on the columns, each row's ad by its position.
+      const positionOfRow = checkAt && columnar ? this.rowsByPosition(columnar, index).positions : null;
+      for (let row = start; row < index.length; row++) {
+        examined++;
+        if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
+        const change = changeOf(row);
+        if (change === null) continue;
+        probed++;
+        let rid = 0;
+        if (positionOfRow && checkAt && columnar) {
+          const p = positionOfRow[row] ?? -1;
+          if (p < 0 || !checkAt(p)) continue;
+          rid = columnar.cols.rid[p] ?? 0;
+        } else {
+          // Without a filter the row id is needed only for the rows a page shows.
+          if (check || (row > afterRow && !page.full())) rid = this.ridAt(index, row, columnar);
+          if (check && !check(rid)) continue;
+        }
+        matched++;
+        if (row > afterRow) page.offer(row, rid, change);
+        if (page.hasMore() && matched > query.countUpTo) break;
+      }
+    }
+    const picked = page.rows();
+    const hasMore = page.hasMore();
     feedReadStats.logRows += examined;
     feedReadStats.adsProbed += probed;
     const docs = this.docsOf(picked.map((p) => p.rid));
@@ -459,26 +575,44 @@ export class ChangeFeedReader {
    * pass over every ad, like the columns' own indexes after a batch), then brought forward with the rows read since,
    * so a filter's candidates find their rows in position order rather than by row id all over memory.
    */
-  private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): Int32Array {
+  private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): RowsOfPositions {
     let held = this.byPosition.get(columnar);
     if (!held || held.index !== index) {
-      const rows = new Int32Array(columnar.cols.n);
+      const n = columnar.cols.n;
+      held = { index, upTo: 0, rows: new Int32Array(n).fill(-1), prevs: new Int32Array(n), own: new Uint8Array(n), positions: new Int32Array(0) };
+      held.positions = new Int32Array(index.length).fill(-1);
       const rids = columnar.cols.rid;
-      for (let p = 0; p < rows.length; p++) rows[p] = index.rowOf(rids[p] ?? 0);
-      held = { index, upTo: index.length, rows };
+      for (let p = 0; p < n; p++) {
+        const row = index.rowOf(rids[p] ?? 0);
+        if (row >= 0) latestAt(held, p, row);
+      }
+      held.upTo = index.length;
       this.byPosition.set(columnar, held);
     }
-    for (let row = held.upTo; row < index.length; row++) {
-      const p = columnar.positionOf(index.rid.data[row] ?? 0);
-      if (p >= 0) held.rows[p] = row;
+    if (held.upTo < index.length) {
+      const positions = new Int32Array(index.length).fill(-1);
+      positions.set(held.positions.subarray(0, Math.min(held.upTo, positions.length)));
+      held.positions = positions;
+      for (let row = held.upTo; row < index.length; row++) {
+        const p = columnar.positionOf(index.rid.data[row] ?? 0);
+        if (p >= 0) latestAt(held, p, row);
+      }
+      held.upTo = index.length;
     }
-    held.upTo = index.length;
-    return held.rows;
+    if (index.filedUpTo < index.length) {
+      const { advertiser, webmaster, dicts } = columnar.cols;
+      for (let row = index.filedUpTo; row < index.length; row++) {
+        const p = held.positions[row] ?? -1;
+        if (p < 0) continue;
+        index.rowsOf.advertiserId.file(dicts.advertiserIds[advertiser[p] ?? -1], row);
+        index.rowsOf.webmasterId.file(dicts.webmasterIds[webmaster[p] ?? -1], row);
+      }
+      index.filedUpTo = index.length;
+    }
+    return held;
   }
 
-  private readonly byPosition = new WeakMap<ColumnarAds, { index: FeedIndex; upTo: number; rows: Int32Array }>();
-  /** Positions of a call's marked rows (reused: only marked entries are read). */
-  private scratch = new Int32Array(0);
+  private readonly byPosition = new WeakMap<ColumnarAds, RowsOfPositions>();
 
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
   private ridAt(index: FeedIndex, row: number, columnar: ColumnarAds | null): number {
@@ -497,14 +631,17 @@ export class ChangeFeedReader {
    * known to hold every match (a posting list, the words' bits or rows), which the feed visits instead of the log when
    * it is the shorter. Check undefined: nothing to check; null: nothing can match.
    */
-  private checkFor(filter: AdFilter, state: ColumnsState | null): { check: AdCheck | undefined; candidates: Candidates | null } | null {
+  private checkFor(
+    filter: AdFilter,
+    state: ColumnsState | null,
+  ): { check: AdCheck | undefined; checkAt: ((p: number) => boolean) | null; candidates: Candidates | null } | null {
     const { status: _status, words: wanted, ...rest } = filter;
-    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, candidates: null };
+    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, checkAt: null, candidates: null };
     const columnar = state?.columnar;
     if (!state || !columnar || (filter.landingDomain && !columnar.servesHosts)) {
       const conditions = conditionsOf({ ...rest, ...(wanted ? { words: wanted } : {}) }, null);
       const statement = this.db.prepare(`SELECT 1 FROM ads WHERE ads.rid = ? AND ${conditions.sql}`);
-      return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, candidates: null };
+      return { check: (rid) => statement.get(rid, ...conditions.params) !== undefined, checkAt: null, candidates: null };
     }
     const others = Object.keys(rest).length > 0;
     const compiled = others ? columnar.filterCheck(rest) : { matches: () => true, postings: null, besides: null };
@@ -539,12 +676,14 @@ export class ChangeFeedReader {
       sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides });
     }
     const inWordsNow = inWords;
+    const rids = columnar.cols.rid;
+    const checkAt = (p: number) => matches(p) && (!inWordsNow || inWordsNow(rids[p] ?? 0, p));
     const check = (rid: number) => {
       const p = columnar.positionOf(rid);
-      return p >= 0 && matches(p) && (!inWordsNow || inWordsNow(rid, p));
+      return p >= 0 && checkAt(p);
     };
     const candidates = sources.reduce<Candidates | null>((best, c) => (!best || c.size < best.size ? c : best), null);
-    return { check, candidates };
+    return { check, checkAt, candidates };
   }
 
   private sql(text: string): StatementSync {
