@@ -31,4 +31,7 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
   moduleNameMapper,
+  // Jest's 5 s default bounds a test's (and a hook's) wall time, which a loaded 2-core machine stretches: a gateway
+  // suite's start-up hook ran past it at load average 40. Tests bound their own waits; this only catches a hang.
+  testTimeout: 30_000,
 };

@@ -17,9 +17,14 @@ const REGISTRATIONS_PER_HOUR = 12;
 describe('security of the running service', () => {
   let stack: Stack;
   let registered = 0;
+  // The registration limit counts in fixed clock-hour windows (auth-server fixed-window.ts): a suite that runs across
+  // the hour starts a new count midway.
+  const hourWindow = () => Math.floor(Date.now() / 3_600_000);
+  let firstWindow = 0;
 
   beforeAll(async () => {
     // Every app as its own Redis ACL user: the whole suite also proves the users of docker/redis-users.json suffice.
+    firstWindow = hourWindow();
     stack = await startStack({ redisUsers: true, appEnv: { 'auth-server': { REGISTRATION_LIMIT_PER_HOUR: String(REGISTRATIONS_PER_HOUR) } } });
   }, STACK_START_TIMEOUT_MS);
   afterAll(() => stack?.stop());
@@ -303,7 +308,10 @@ describe('security of the running service', () => {
         statuses.push(res.status);
       }
       expect(statuses.at(-1)).toBe(429);
-      expect(statuses.filter((s) => s === 201)).toHaveLength(REGISTRATIONS_PER_HOUR - registered);
+      const admitted = statuses.filter((s) => s === 201).length;
+      // In the suite's first hour, exactly what the earlier tests left; past it, some of them fell in the old window.
+      if (hourWindow() === firstWindow) expect(admitted).toBe(REGISTRATIONS_PER_HOUR - registered);
+      else expect(admitted).toBeLessThanOrEqual(REGISTRATIONS_PER_HOUR);
     });
   });
 });

@@ -117,6 +117,9 @@ describe('SQLite worker pool', () => {
     const pool = new WorkerPool(WORKER_SCRIPT, own, 2);
     const checkpointer = new DatabaseSync(own);
     try {
+      // Both workers past their start-up read (warmUp), which a loaded machine can stretch past the first batch: a
+      // burst of calls in one tick reaches both.
+      await Promise.all([1, 2, 3, 4].map(() => pool.call('countAds', [{}, EXACT_TOTAL_UP_TO])));
       for (let batch = 0; batch < 8; batch++) {
         await writer.apply(FIXTURE_RECORDS.map((ad) => ({ ...ad, id: `${ad.id}_wal_${batch}` })));
         // Lookups as the app makes them, on both workers.
