@@ -273,29 +273,35 @@ export function renderCatalog(f: Facets): { catalog: CatalogData; valueCounts: {
  * changes here before they go to the facet table.
  */
 export class FacetTotals implements FacetSink {
-  /** kind \0 id -> facet -> key -> n */
-  private readonly byEntity = new Map<string, Map<string, Map<string, number>>>();
+  /** kind -> id -> facet -> its counters (nested by kind, not keyed by kind + id: no string is built per ad and entity). */
+  private readonly byKind = new Map<FacetKind, Map<string, Map<string, FacetCounts>>>();
 
   entity(kind: FacetKind, id: string): AddToEntity {
-    const name = `${kind}\u0000${id}`;
-    let facets = this.byEntity.get(name);
-    if (!facets) this.byEntity.set(name, (facets = new Map()));
+    let ids = this.byKind.get(kind);
+    if (!ids) this.byKind.set(kind, (ids = new Map()));
+    let facets = ids.get(id);
+    if (!facets) ids.set(id, (facets = new Map()));
     const entityFacets = facets;
     return (facet, key, n) => {
-      let keys = entityFacets.get(facet);
-      if (!keys) entityFacets.set(facet, (keys = new Map()));
-      const next = (keys.get(key) ?? 0) + n;
-      if (next === 0) keys.delete(key);
-      else keys.set(key, next);
+      let counts = entityFacets.get(facet);
+      if (!counts) entityFacets.set(facet, (counts = { keys: new Map(), lastKey: null, last: null }));
+      // Most facets repeat their key from ad to ad of an entity (its name, its platform): then no map is looked up.
+      let counter = counts.lastKey === key ? counts.last : counts.keys.get(key);
+      if (!counter) counts.keys.set(key, (counter = { n: 0 }));
+      counter.n += n;
+      if (counter.n === 0) {
+        counts.keys.delete(key);
+        counts.lastKey = counts.last = null;
+      } else {
+        counts.lastKey = key;
+        counts.last = counter;
+      }
     };
   }
 
   /** Every entity, as (kind, id, its counters). */
   *entities(): Generator<[FacetKind, string, Facets]> {
-    for (const [entity, facets] of this.byEntity) {
-      const at = entity.indexOf('\u0000');
-      yield [entity.slice(0, at) as FacetKind, entity.slice(at + 1), memoryFacets(facets)];
-    }
+    for (const [kind, ids] of this.byKind) for (const [id, facets] of ids) yield [kind, id, memoryFacets(facets)];
   }
 
   /**
@@ -303,29 +309,55 @@ export class FacetTotals implements FacetSink {
    * of a full load, `withDistinct` adds the distinct-count scalars; as a batch's changes, counters are deltas.
    */
   *counters(withDistinct: boolean): Generator<FacetDelta> {
-    const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    for (const [entity, facets] of [...this.byEntity].sort(byKey)) {
-      const at = entity.indexOf('\u0000');
-      const kind = entity.slice(0, at) as FacetKind;
-      const id = entity.slice(at + 1);
-      const rows: FacetDelta[] = [];
-      for (const [facet, keys] of facets) {
-        for (const [key, n] of keys) rows.push({ kind, id, facet, key, n });
-        if (withDistinct && DISTINCT_FACETS.has(facet) && keys.size) rows.push({ kind, id, facet: distinctFacet(facet), key: SCALAR, n: keys.size });
+    const rows: FacetDelta[] = [];
+    this.eachCounter(withDistinct, (kind, id, facet, key, n) => rows.push({ kind, id, facet, key, n }));
+    yield* rows;
+  }
+
+  /**
+   * counters() as calls, without an object per counter (a full load has about one counter per ad). Strings sort by
+   * UTF-16 code units here, as `<` compares them.
+   */
+  eachCounter(withDistinct: boolean, fn: (kind: FacetKind, id: string, facet: string, key: string, n: number) => void): void {
+    for (const kind of [...this.byKind.keys()].sort()) {
+      const ids = this.byKind.get(kind) ?? new Map<string, Map<string, FacetCounts>>();
+      for (const id of [...ids.keys()].sort()) {
+        const facets = ids.get(id) ?? new Map<string, FacetCounts>();
+        const names: string[] = [];
+        for (const [facet, counts] of facets) {
+          names.push(facet);
+          if (withDistinct && DISTINCT_FACETS.has(facet) && counts.keys.size) names.push(distinctFacet(facet));
+        }
+        for (const facet of names.sort()) {
+          const counts = facets.get(facet);
+          if (!counts) {
+            // A distinct-count scalar: the number of keys of the facet it counts.
+            fn(kind, id, facet, SCALAR, facets.get(facet.slice(1))?.keys.size ?? 0);
+            continue;
+          }
+          const keys = [...counts.keys.keys()];
+          if (keys.length > 1) keys.sort();
+          for (const key of keys) fn(kind, id, facet, key, counts.keys.get(key)?.n ?? 0);
+        }
       }
-      rows.sort((a, b) => (a.facet < b.facet ? -1 : a.facet > b.facet ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      yield* rows;
     }
   }
 }
 
-function memoryFacets(facets: Map<string, Map<string, number>>): Facets {
-  const keysOf = (facet: string) => [...(facets.get(facet)?.keys() ?? [])];
+/** The counters of one facet of one entity (none is 0: a counter back at 0 is deleted), and the last one added to. */
+interface FacetCounts {
+  keys: Map<string, { n: number }>;
+  lastKey: string | null;
+  last: { n: number } | null;
+}
+
+function memoryFacets(facets: Map<string, FacetCounts>): Facets {
+  const keysOf = (facet: string) => [...(facets.get(facet)?.keys.keys() ?? [])];
   return {
-    entries: (facet) => [...(facets.get(facet)?.entries() ?? [])],
+    entries: (facet) => [...(facets.get(facet)?.keys ?? [])].map(([key, counter]) => [key, counter.n]),
     scalar: (name) => {
-      if (name.startsWith('#') && DISTINCT_FACETS.has(name.slice(1))) return facets.get(name.slice(1))?.size ?? 0;
-      return facets.get(name)?.get(SCALAR) ?? 0;
+      if (name.startsWith('#') && DISTINCT_FACETS.has(name.slice(1))) return facets.get(name.slice(1))?.keys.size ?? 0;
+      return facets.get(name)?.keys.get(SCALAR)?.n ?? 0;
     },
     min: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k < m ? k : m), null),
     max: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k > m ? k : m), null),

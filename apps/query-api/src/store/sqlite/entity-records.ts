@@ -30,7 +30,10 @@ export class EntityRecords {
   writeAll(totals: FacetTotals, creativeTitles: Map<string, string>): Map<EntityKind, Map<string, RenderedEntity>> {
     this.db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
       DELETE FROM entities; DELETE FROM name_index; DELETE FROM entity_facets;`);
-    for (const row of totals.counters(true)) this.s.insertFacet.run(row.kind, row.id, row.facet, row.key, row.n);
+    const facets = new RowInserter(this.db, 'INSERT INTO entity_facets (kind, id, facet, key, n) VALUES', 5);
+    totals.eachCounter(true, (kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
+    facets.flush();
+    const entities = new RowInserter(this.db, 'INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES', 5);
     const rendered = new Map<EntityKind, Map<string, RenderedEntity>>(ENTITY_KINDS.map((k) => [k, new Map()]));
     const byKind = new Map<FacetKind, [string, Facets][]>();
     for (const [kind, id, facets] of totals.entities()) {
@@ -48,12 +51,15 @@ export class EntityRecords {
         const entity = renderEntity(kind, id, facets, nameOf, () => creativeTitles.get(id) ?? '');
         if (!entity) continue;
         done.set(id, entity);
-        this.s.insertEntity.run(kind, id, entity.adsTotal, JSON.stringify(entity.row), JSON.stringify(entity.full));
+        entities.add(kind, id, entity.adsTotal, JSON.stringify(entity.row), JSON.stringify(entity.full));
         for (const suffix of nameSuffixes(...entity.names)) names.push([kind, suffix, id]);
       }
     }
+    entities.flush();
     names.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
-    for (const [kind, suffix, id] of names) this.s.insertName.run(kind, suffix, id);
+    const nameRows = new RowInserter(this.db, 'INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES', 3);
+    for (const [kind, suffix, id] of names) nameRows.add(kind, suffix, id);
+    nameRows.flush();
     const store = byKind.get('store')?.[0]?.[1];
     if (store) this.writeCatalog(store);
     return rendered;
@@ -154,10 +160,48 @@ export class EntityRecords {
   }
 }
 
+/**
+ * Inserts rows many to a statement: a full load writes about a million rows, and one call into SQLite per row costs
+ * more than binding its values.
+ */
+class RowInserter {
+  private static readonly ROWS = 100;
+  private readonly full: StatementSync;
+  private readonly values: (string | number)[] = [];
+
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly insert: string,
+    private readonly width: 3 | 5,
+  ) {
+    this.full = db.prepare(this.sql(RowInserter.ROWS));
+  }
+
+  /** One row, its values in column order (fixed arity, no rest array: called once per counter). */
+  add(a: string | number, b: string | number, c: string | number, d?: string | number, e?: string | number): void {
+    const values = this.values;
+    values.push(a, b, c);
+    if (this.width > 3) values.push(d ?? '', e ?? '');
+    if (values.length === RowInserter.ROWS * this.width) {
+      this.full.run(...values);
+      values.length = 0;
+    }
+  }
+
+  flush(): void {
+    if (this.values.length) this.db.prepare(this.sql(this.values.length / this.width)).run(...this.values);
+    this.values.length = 0;
+  }
+
+  private sql(rows: number): string {
+    const row = `(${Array.from({ length: this.width }, () => '?').join(', ')})`;
+    return `${this.insert} ${Array.from({ length: rows }, () => row).join(', ')}`;
+  }
+}
+
 function prepare(db: DatabaseSync) {
   const st = (sql: string): StatementSync => db.prepare(sql);
   return {
-    insertFacet: st('INSERT INTO entity_facets (kind, id, facet, key, n) VALUES (?, ?, ?, ?, ?)'),
     upsertFacet: st(`INSERT INTO entity_facets (kind, id, facet, key, n) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (kind, id, facet, key) DO UPDATE SET n = n + excluded.n RETURNING n`),
     deleteFacet: st('DELETE FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key = ?'),

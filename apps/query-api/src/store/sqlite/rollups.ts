@@ -25,7 +25,28 @@ const list = (joined: string) => (joined ? joined.split(',') : []);
 
 /** An ad row as the entity counters read it. */
 export function facetSourceOf(ad: AdRow): FacetSource {
-  return { ...ad, countries: list(ad.countries), categories: list(ad.categories), languages: list(ad.languages) };
+  // Named field by field, not spread: a spread of the 26-column row costs more than the rest of this per ad.
+  return {
+    id: ad.id,
+    platform: ad.platform,
+    advertiser_id: ad.advertiser_id,
+    advertiser_name: ad.advertiser_name,
+    advertiser_account: ad.advertiser_account,
+    webmaster_id: ad.webmaster_id,
+    webmaster_name: ad.webmaster_name,
+    app_id: ad.app_id,
+    app_doc: ad.app_doc,
+    creative_id: ad.creative_id,
+    creative_format: ad.creative_format,
+    status: ad.status,
+    first_seen: ad.first_seen,
+    last_seen: ad.last_seen,
+    registrable: ad.registrable,
+    host: ad.host,
+    countries: list(ad.countries),
+    categories: list(ad.categories),
+    languages: list(ad.languages),
+  };
 }
 
 export interface RollupOptions {
