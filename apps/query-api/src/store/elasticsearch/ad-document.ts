@@ -1,8 +1,26 @@
 import type { Ad, AppStore } from '@adintel/contracts';
 import type { RecordMedia } from '../record-media';
 import type { AdRecord } from '../ad-store.port';
-import type { FeedFields } from './change-feed';
 import { landingDomainSuffixes, normaliseHost } from './domain-suffixes';
+
+/** The change feed's fields of an ad document (change-feed.ts writes and reads them). */
+/** The state after each change: [batch, visibleState]. The first entry is the state at `added` or at the floor. */
+export interface FeedHistory {
+  added: number;
+  states: [number, string][];
+}
+
+export interface FeedRange {
+  gte: number;
+  lt: number;
+}
+
+export interface FeedFields {
+  change_seq: number;
+  changed_at: string;
+  feed_since: FeedRange[];
+  feed: FeedHistory;
+}
 
 /** One ad as stored in `<prefix>-ads-YYYY.MM` (see mappings.ts); the feed fields only once the live path changed it (change-feed.ts). */
 export interface AdDocument extends Ad, Partial<FeedFields> {

@@ -1,6 +1,6 @@
 import type { AdChange } from '@adintel/contracts';
 import { classify, visibleState } from '../visible-state';
-import type { AdDocument } from './ad-document';
+import type { AdDocument, FeedFields, FeedHistory, FeedRange } from './ad-document';
 
 /**
  * The change feed on Elasticsearch (issue 36; ADR 0010 section "Change feed"). Each ad document carries its own
@@ -15,24 +15,6 @@ import type { AdDocument } from './ad-document';
  * An ad nothing happened to since the offline load carries none of them. The store's own position (the newest
  * published batch, the data's day, the retention floor) is one document of `<prefix>-feed` (FeedPosition).
  */
-
-/** The state after each change: [batch, visibleState]. The first entry is the state at `added` or at the floor. */
-export interface FeedHistory {
-  added: number;
-  states: [number, string][];
-}
-
-export interface FeedRange {
-  gte: number;
-  lt: number;
-}
-
-export interface FeedFields {
-  change_seq: number;
-  changed_at: string;
-  feed_since: FeedRange[];
-  feed: FeedHistory;
-}
 
 /** What one batch is, for the feed fields it writes. */
 export interface FeedStep {

@@ -1,7 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { DESTINATION_TYPES, type AppStore, type CreativeFormat, type DestinationType, type Platform } from '@adintel/contracts';
 import { dayNumber } from '../text';
-import type { SortedList } from './columnar-search';
 import { type Alloc, localAlloc } from './typed-alloc';
 
 /**
@@ -350,3 +349,9 @@ export class AdColumnsBuilder {
 
 /** A destination type's code in the `destination` column. */
 export const destinationCode = (type: string): number => Math.max(0, DESTINATION_TYPES.indexOf(type as DestinationType));
+
+/** What lowerBound reads of a sorted list. */
+export interface SortedList<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
+}

@@ -1,7 +1,7 @@
 import { DESTINATION_TYPES, type AdSort, type SortOrder } from '@adintel/contracts';
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber, reverseHost } from '../text';
-import type { AdColumns } from './ad-columns';
+import type { AdColumns, SortedList } from './ad-columns';
 import { type Alloc, localAlloc, type TypedArray } from './typed-alloc';
 
 /**
@@ -580,12 +580,6 @@ export function lowerBound<T extends number | string>(sorted: SortedList<T>, val
     else hi = mid;
   }
   return lo;
-}
-
-/** What lowerBound reads of a sorted list. */
-export interface SortedList<T> {
-  readonly length: number;
-  at(index: number): T | undefined;
 }
 
 /** Positions grouped by key: key k's positions, ascending, are positions[offsets[k]..offsets[k + 1]). */
