@@ -146,12 +146,12 @@ export function describeChangeFeedContract(engine: string, open: OpenLiveStore):
 }
 
 /** What the store holds after some batches: the last sighting of each id, and the data's day (newest last sighting). */
-interface Snapshot {
+export interface Snapshot {
   ads: Map<string, AdRecord>;
   day: string;
 }
 
-function snapshotAfter(firstLoad: AdRecord[], batches: AdRecord[][], count: number): Snapshot {
+export function snapshotAfter(firstLoad: AdRecord[], batches: AdRecord[][], count: number): Snapshot {
   const ads = new Map(firstLoad.map((ad) => [ad.id, ad]));
   for (const batch of batches.slice(0, count)) for (const ad of batch) ads.set(ad.id, ad);
   const day = [...ads.values()].reduce((max, ad) => (ad.last_seen_date > max ? ad.last_seen_date : max), '');
@@ -159,7 +159,7 @@ function snapshotAfter(firstLoad: AdRecord[], batches: AdRecord[][], count: numb
 }
 
 /** The oracle: the difference of two snapshots as an agent sees it, for the ads `keep` selects (on their state now). */
-function difference(then: Snapshot, now: Snapshot, keep: (ad: AdRecord) => boolean): Map<string, AdChange> {
+export function difference(then: Snapshot, now: Snapshot, keep: (ad: AdRecord) => boolean): Map<string, AdChange> {
   const out = new Map<string, AdChange>();
   for (const [id, ad] of now.ads) {
     if (!keep(ad)) continue;

@@ -3,36 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AdChange } from '@adintel/contracts';
 import type { AdFilter, AdRecord, ChangePosition } from '../../../src/store/ad-store.port';
-import { classify, visibleState } from '../../../src/store/visible-state';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
-import { feedSince, positionOf } from '../change-feed.contract';
+import { difference, feedSince, positionOf, snapshotAfter } from '../change-feed.contract';
 import { liveSightings } from '../live-sightings';
-
-/** What the store holds after some batches: the last sighting of each id, and the data's day (newest last sighting). */
-interface Snapshot {
-  ads: Map<string, AdRecord>;
-  day: string;
-}
-
-function snapshotAfter(firstLoad: AdRecord[], batches: AdRecord[][], count: number): Snapshot {
-  const ads = new Map(firstLoad.map((ad) => [ad.id, ad]));
-  for (const batch of batches.slice(0, count)) for (const ad of batch) ads.set(ad.id, ad);
-  const day = [...ads.values()].reduce((max, ad) => (ad.last_seen_date > max ? ad.last_seen_date : max), '');
-  return { ads, day };
-}
-
-/** The oracle: the difference of two snapshots as an agent sees it, for the ads `keep` selects (on their state now). */
-function difference(then: Snapshot, now: Snapshot, keep: (ad: AdRecord) => boolean): Map<string, AdChange> {
-  const out = new Map<string, AdChange>();
-  for (const [id, ad] of now.ads) {
-    if (!keep(ad)) continue;
-    const was = then.ads.get(id);
-    const change = classify(was ? visibleState(was, then.day) : null, visibleState(ad, now.day));
-    if (change) out.set(id, change);
-  }
-  return out;
-}
 
 describe('the change feed replayed from any watermark equals the difference of two snapshots (SQLite)', () => {
   let dir: string;
