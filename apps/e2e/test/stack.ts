@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedis, Redis } from '@adintel/redis';
-import { copySeededStore, freePort, QUERY_CLI, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
+import { copySeededStore, freePort, runQueryCli, startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { newAgentToken } from './agent';
 import { SEEDED_ADS } from './seeded-ads';
 
@@ -160,7 +160,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     );
 
     const ads = options.ads ?? SEEDED_ADS;
-    if (options.queryDataDir) await run('query-api seed', [QUERY_CLI, 'seed', '--count', String(ads)], queryEnv);
+    if (options.queryDataDir) await runQueryCli(['seed', '--count', String(ads)], queryEnv);
     else await copySeededStore(ads, queryDir, queryEnv);
     const queryReplicas = Array.from({ length: options.queryReplicas ?? 1 }, (_, i) => {
       if (i === 0) return queryEnv;
@@ -297,17 +297,6 @@ async function startFrontDoor(port: number, upstreams: Record<string, string>): 
   }
   child.kill('SIGKILL');
   throw new Error('the front door did not answer');
-}
-
-function run(name: string, args: string[], env: Record<string, string>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const output: string[] = [];
-    const child = spawn(process.execPath, args, { cwd: WORKSPACE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${name} exited ${code}:\n${output.join('')}`))));
-  });
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

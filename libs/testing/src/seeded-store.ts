@@ -53,7 +53,7 @@ async function seedInto(done: string, ads: number, env: Record<string, string>) 
   }
   const loading = mkdtempSync(`${done}.loading-`);
   try {
-    await run([QUERY_CLI, 'seed', '--count', String(ads)], { ...env, DATA_DIR: loading });
+    await runQueryCli(['seed', '--count', String(ads)], { ...env, DATA_DIR: loading });
     renameSync(loading, done);
   } finally {
     rmSync(loading, { recursive: true, force: true });
@@ -80,13 +80,14 @@ function holderAlive(lock: string): boolean {
   }
 }
 
-function run(args: string[], env: Record<string, string>): Promise<void> {
+/** Runs the built query-api CLI (`args` after the script) to its end; rejects with its output when it fails. */
+export function runQueryCli(args: string[], env: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
     const output: string[] = [];
-    const child = spawn(process.execPath, args, { cwd: WORKSPACE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [QUERY_CLI, ...args], { cwd: WORKSPACE_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`query-api seed exited ${code}:\n${output.join('')}`))));
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`query-api ${args[0] ?? ''} exited ${code}:\n${output.join('')}`))));
   });
 }
