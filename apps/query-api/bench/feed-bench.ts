@@ -36,7 +36,7 @@ import { CursorCodec } from '../src/paging/cursor-codec';
 import { DataWindowService } from '../src/paging/data-window.service';
 import { ListPager } from '../src/paging/list-pager';
 import type { AdRecord } from '../src/store/ad-store.port';
-import { feedReadStats } from '../src/store/sqlite/change-log';
+import { feedReadStats } from '../src/store/sqlite/change-feed-reader';
 import { SqliteLiveWriter } from '../src/store/sqlite/sqlite-live-writer';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store';
 import { addDays } from '../src/store/text';

@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { AdChangesQuery, AdChangesResult, AdStore, SyncPort } from '../ad-store.port';
 import { AdReader, type ReaderTuning } from './ad-reader';
-import { ChangeFeedReader } from './change-log';
+import { ChangeFeedReader } from './change-feed-reader';
 import { EntityReader } from './entity-reader';
 import { GenerationCache } from './generation-cache';
 import { ReaderColumns } from './shared-columns';
