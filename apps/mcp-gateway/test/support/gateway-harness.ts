@@ -6,6 +6,7 @@ import { serviceClientToken } from '@adintel/transport';
 import { AppModule } from '../../src/app/app.module';
 import { appConfigSchema, resolveConfig, type AppConfig } from '../../src/config';
 import type { FakeService } from './fake-services';
+import { tracked } from './leftovers';
 
 export const TEST_BASE_URL = 'http://localhost:3000';
 /** The gateway's Redis db in tests (3: each app's tests keep their own db); keys get a per-run prefix. */
@@ -41,8 +42,9 @@ export async function startGateway(options: {
     .useValue(options.metering)
     .compile();
   const app: INestApplication = moduleRef.createNestApplication({ logger: false });
+  const close = tracked(() => app.close());
   app.use(httpRequestLogging(createLogger('mcp-gateway', 'silent')));
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  return { url, config, close: () => app.close() };
+  return { url, config, close };
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { tracked } from './leftovers';
 
 interface SigningKey {
   readonly kid: string;
@@ -34,6 +35,7 @@ export class TestIssuer {
   static async start(issuer: string): Promise<TestIssuer> {
     const server = createServer();
     const testIssuer = new TestIssuer(server, issuer, `${issuer}/mcp`);
+    testIssuer.closeServer = tracked(() => new Promise((resolve) => server.close(() => resolve())));
     server.on('request', (req, res) => testIssuer.serve(req.url, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     await testIssuer.addKey('key-1');
@@ -92,8 +94,10 @@ export class TestIssuer {
     })}.`;
   }
 
+  private closeServer: () => Promise<void> = () => Promise.resolve();
+
   close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return this.closeServer();
   }
 }
 
