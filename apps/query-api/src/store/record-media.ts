@@ -3,15 +3,13 @@
  * folder from store/); media/ re-exports them (media/stored-media.ts, media/media-store.port.ts).
  */
 
-/** The only types the service stores and serves (never SVG: it can carry script), with their file extensions. */
-export const MEDIA_TYPES = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'video/mp4': 'mp4',
-} as const;
-export type MediaMime = keyof typeof MEDIA_TYPES;
+// The media key's own entry point, not the library's index: that one brings the S3 reader, which the store's
+// writer thread (bundled apart) has no use for.
+import { MEDIA_FILE_TYPES, type MediaFileMime } from '@adintel/media-store/media-key';
+
+/** The only types the service stores and serves, with their file extensions: those of a media key. */
+export const MEDIA_TYPES = MEDIA_FILE_TYPES;
+export type MediaMime = MediaFileMime;
 
 /**
  * One media entry of an ad once its file is in the media store: what the ad records carry (both ad engines keep the
