@@ -142,8 +142,23 @@ async function startCheckingServer(
   };
 }
 
-/** Endpoints the memory answers even when the stand-in answers the rest in shape only: the feed's position document. */
-const DOCUMENT_ENDPOINTS = new Set(['get', 'index', 'create', 'indices.create']);
+/**
+ * Endpoints the memory answers even when the stand-in answers the rest in shape only: the feed's position document,
+ * and the generations of an offline load (aliases, templates, the copy task), whose answers the engine acts on.
+ */
+const DOCUMENT_ENDPOINTS = new Set([
+  'get',
+  'index',
+  'create',
+  'indices.create',
+  'indices.get_alias',
+  'indices.update_aliases',
+  'indices.get_index_template',
+  'indices.put_index_template',
+  'indices.delete_index_template',
+  'reindex',
+  'tasks.get',
+]);
 
 /**
  * `memory: true`: the stand-in keeps what it is sent and evaluates searches (es-memory.ts, a double for a real
