@@ -387,7 +387,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
 
   /** Deleting by explicit names: clusters refuse wildcard deletes (action.destructive_requires_name). */
   private async deleteGeneration(indices: readonly string[], templates: readonly string[]): Promise<void> {
-    for (const chunk of chunks(indices, DELETE_CHUNK)) await this.call('delete indices', () => this.client.indices.delete({ index: chunk }, { ignore: [404] }));
+    for (const chunk of chunks(indices, DELETE_CHUNK)) await this.call('delete indices', () => this.client.indices.delete({ index: chunk, ignore_unavailable: true }));
     for (const name of templates) await this.call('delete index template', () => this.client.indices.deleteIndexTemplate({ name }, { ignore: [404] }));
   }
 
