@@ -215,6 +215,8 @@ const DELETE_CHUNK = 40;
 export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   private readonly names: IndexNames;
   private readonly layout: IndexLayout;
+  /** Lease owners of loads found stopped (their generation removed): a lease one of them holds is taken over at once. */
+  private readonly stoppedLoads = new Set<string>();
   /** The generation the offline load under way builds (null: no load, or it finished). */
   private load: IndexNames | null = null;
   private readonly log: (fields: Record<string, unknown>) => void;
@@ -284,7 +286,8 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     // From the switch on, a month the live path creates in this generation joins the read alias.
     await this.call('install index template', () => this.client.indices.putIndexTemplate(adsTemplate(load, this.layout, true)));
     const months = Object.keys(await this.call('list indices', () => this.client.indices.get({ index: load.adsPattern, ...TOLERANT, features: ['aliases'] })));
-    const lease = await this.acquireLease(false);
+    // Named after the load: should it die holding the lease, the next load knows the holder is gone (removeUnserved).
+    const lease = await this.acquireLease(false, `load-${load.generation}`);
     const store = await this.storeIndices();
     const served = Object.fromEntries(servedIndices(this.names, store).map((index) => [index, store[index] ?? {}]));
     try {
@@ -373,6 +376,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
         templates: left.templates,
       });
       await this.deleteGeneration(left.indices, left.templates);
+      this.stoppedLoads.add(`load-${generation}`);
     }
   }
 
@@ -484,12 +488,12 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
    * `bootstrap`: a store without a position gets one (the live path); otherwise there is nothing to take (an offline
    * switch on a store nobody serves yet). The generation served is that of the feed index holding the position.
    */
-  private async acquireLease(bootstrap: boolean): Promise<Lease | undefined> {
+  private async acquireLease(bootstrap: boolean, owner = this.owner): Promise<Lease | undefined> {
     const giveUpAt = this.leaseClock() + LEASE_MS;
     for (;;) {
       const held = positionFrom(await this.call('read feed position', () => this.client.get<FeedPosition>(positionGetRequest(this.names.feed), { ignore: [404] })));
       const until = this.leaseClock() + LEASE_MS;
-      const lease = { owner: this.owner, until };
+      const lease = { owner, until };
       let position: FeedPosition;
       let version: PositionVersion;
       if (!held) {
@@ -498,7 +502,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
         const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
         position = { store: `live-${this.leaseClock()}-${this.owner}`, seq: 0, from: 0, day, marks: [], lease };
         version = 'absent';
-      } else if (held.position.lease && held.position.lease.until > this.leaseClock()) {
+      } else if (held.position.lease && held.position.lease.until > this.leaseClock() && !this.stoppedLoads.has(held.position.lease.owner)) {
         if (this.leaseClock() > giveUpAt) throw ServiceError.of('unavailable', 'another writer has held the change feed for too long: the batch waits for the next try');
         await sleep(100 + Math.floor(Math.random() * 200));
         continue;
