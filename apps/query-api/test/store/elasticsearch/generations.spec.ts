@@ -4,7 +4,9 @@
  * memory mode, a DOUBLE for a real cluster (no Elasticsearch can run on the build machines: es-target.ts); every
  * request is checked against the specification and the rules, and a test fails on any violation.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdRecord } from '../../../src/store/ad-store.port';
+import type { FeedPosition } from '../../../src/store/elasticsearch/change-feed';
 import { indexNames } from '../../../src/store/elasticsearch/index-names';
 import { positionOf } from '../change-feed.contract';
 import { FIXTURE_RECORDS } from '../store-fixture';
@@ -128,6 +130,33 @@ async function withSubject(test: (subject: EsSubject) => Promise<void>): Promise
       await next.write(C);
       await next.finish();
       expect((await served(subject)).ids).toEqual(idsOf(C));
+    });
+  });
+
+  it('finish() waits for a live batch under way (the feed lease) and switches only once it is published', async () => {
+    await withSubject(async (subject) => {
+      await load(subject, A, { clear: true });
+      const feed = `${subject.prefix}-feed`;
+      const position = async () => (await subject.client.get<FeedPosition>({ index: feed, id: 'position' }))._source as FeedPosition;
+      // Another replica's batch is being applied: it holds the lease on the served position.
+      await subject.client.index({ index: feed, id: 'position', document: { ...(await position()), lease: { owner: 'replica-2', until: Date.now() + 60_000 } } });
+      const positionReads = () => subject.requests().filter((r) => r.endpoint === 'get' && r.path.endsWith('/_doc/position')).length;
+      await subject.writer.clear();
+      await subject.writer.write(B);
+      const readsBefore = positionReads();
+      let switched = false;
+      const finishing = subject.writer.finish().then(() => {
+        switched = true;
+      });
+      // finish() is looking at the lease again and again: it waits.
+      for (let tries = 0; positionReads() < readsBefore + 3 && tries < 200; tries++) await sleep(50);
+      expect(positionReads()).toBeGreaterThanOrEqual(readsBefore + 3);
+      expect(switched).toBe(false);
+      expect((await served(subject)).ids).toEqual(idsOf(A));
+      // The batch publishes (its lease handed back): the load switches.
+      await subject.client.index({ index: feed, id: 'position', document: { ...(await position()), lease: null } });
+      await finishing;
+      expect((await served(subject)).ids).toEqual(idsOf(B));
     });
   });
 
