@@ -217,6 +217,8 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   private readonly layout: IndexLayout;
   /** Lease owners of loads found stopped (their generation removed): a lease one of them holds is taken over at once. */
   private readonly stoppedLoads = new Set<string>();
+  /** The generation whose ad template this writer has put (installServedTemplate). */
+  private servedTemplate: string | undefined;
   /** The generation the offline load under way builds (null: no load, or it finished). */
   private load: IndexNames | null = null;
   private readonly log: (fields: Record<string, unknown>) => void;
@@ -409,6 +411,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     await this.ensureFeedIndex();
     const lease = await this.takeLease();
     try {
+      await this.installServedTemplate(lease.generation);
       const result = await this.applyHolding(lease, batch);
       await this.publish(lease, result.step);
       return result.tally;
@@ -557,6 +560,16 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
    * that loses the race to create it gets a 400 and uses the winner's; so does a store of the layout before
    * generations (its concrete feed index holds the alias's name).
    */
+  /**
+   * The served generation's ad template, put once per generation by each writer, as the entity templates are: a month
+   * the live path creates after a release that changed the mapping gets the new one (installTemplates).
+   */
+  private async installServedTemplate(generation: string): Promise<void> {
+    if (this.servedTemplate === generation) return;
+    await this.call('install index template', () => this.client.indices.putIndexTemplate(adsTemplate(this.names.inGeneration(generation), this.layout, true)));
+    this.servedTemplate = generation;
+  }
+
   private async ensureFeedIndex(): Promise<void> {
     if (this.feedIndexReady) return;
     const served = await this.call('get alias', () => this.client.indices.getAlias({ name: this.names.feed }, { ignore: [404] }));

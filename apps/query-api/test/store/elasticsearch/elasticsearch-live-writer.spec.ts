@@ -261,6 +261,17 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     expect(seen.aliasLookups).toBe(11);
   });
 
+  it("puts the served generation's ad template once per writer, so a month it creates after a mapping change gets the new mapping", async () => {
+    const seen = cluster({ withAds: ['adv_acme'] });
+    const live = writer();
+    await live.apply([record('ad_01')]);
+    await live.apply([record('ad_09')]);
+    // The position's feed index here is `adi-feed` (the layout before generations): its single ad template, with the read alias.
+    expect(seen.templates.filter((t) => String((t as { path: string }).path).startsWith('/_index_template/adi-ads'))).toEqual([
+      { path: '/_index_template/adi-ads', aliases: { 'adi-ads': {} } },
+    ]);
+  });
+
   it('splits a large batch into bulk requests of at most 1,000 actions', async () => {
     const seen = cluster({ withAds: ['adv_acme'] });
     const batch = Array.from({ length: 1_001 }, (_, i) => record('ad_01', { id: `n${i}` }));
