@@ -28,7 +28,8 @@ export interface FeedStep {
   from: number;
 }
 
-const FEED_KEYS = ['change_seq', 'changed_at', 'feed_since', 'feed'] as const;
+/** The fields of an ad document that belong to its store's change feed (a copy into a new store leaves them out). */
+export const FEED_KEYS = ['change_seq', 'changed_at', 'feed_since', 'feed'] as const;
 
 /** The feed fields a stored document carries (none: nothing visible happened to it since the offline load). */
 export function feedFieldsOf(doc: Partial<AdDocument>): Partial<FeedFields> {

@@ -7,10 +7,20 @@ import { type AdDocument, toAdDocument } from './ad-document';
 import { DAY_MS, type FeedPosition, type FeedStep, published, withFeed } from './change-feed';
 import { sendBulk } from './bulk-sender';
 import { createElasticsearchClient, DEFAULT_LAYOUT, type ElasticsearchSettings, type IndexLayout, toServiceError } from './es-client';
-import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames } from './index-names';
-import { indexTemplates, putMappingRequests } from './mappings';
+import { ENTITY_KINDS, type EntityKind, indexNames, type IndexNames, newGeneration } from './index-names';
+import { adsTemplate, entityTemplates, putMappingRequests } from './mappings';
 import type { BackoffPolicy, BulkItemFailure } from './queries/bulk.query';
 import type { EntityDocument } from './queries/entities.query';
+import {
+  copyMonthRequest,
+  generationTemplatesRequest,
+  monthOf,
+  servedIndices,
+  type StoreIndices,
+  storeIndicesRequest,
+  switchRequest,
+  unservedGenerations,
+} from './queries/generations.query';
 import {
   DAY_PAGE,
   type DataDayAggs,
@@ -64,7 +74,15 @@ export interface BulkOptions {
   now?: () => number;
   /** The clock of the feed's lease (tests move it past a renewal or past the lease). */
   leaseClock?: () => number;
+  /** Structured log lines of the offline load (default: one JSON line on stderr, beside the CLI's own lines). */
+  log?: (fields: Record<string, unknown>) => void;
+  /** Pause between two looks at a running copy task (default 1 s). */
+  taskPollMs?: number;
 }
+
+const stderrLog = (fields: Record<string, unknown>): void => {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), context: 'ElasticsearchLoad', ...fields })}\n`);
+};
 
 const DEFAULT_RETENTION_DAYS = 30;
 /**
@@ -74,9 +92,13 @@ const DEFAULT_RETENTION_DAYS = 30;
  */
 const LEASE_MS = 120_000;
 
-/** A taken lease: the position it was taken on, and the version of the position document that holds it (renewed in place). */
+/**
+ * A taken lease: the position it was taken on, the version of the position document that holds it (renewed in place),
+ * and the generation served (that of the feed index holding the position): the batch writes its ads into its months.
+ */
 interface Lease {
   position: FeedPosition;
+  generation: string;
   version: PositionVersion;
   until: number;
 }
@@ -174,13 +196,32 @@ async function* toDocuments(
   }
 }
 
+/** A new generation's name, later than any this process gave (two loads within one millisecond stay apart). */
+let lastGeneration = 0n;
+function nextGeneration(): string {
+  const next = BigInt(newGeneration());
+  lastGeneration = next > lastGeneration ? next : lastGeneration + 1n;
+  return lastGeneration.toString();
+}
+
+/** Index names per delete request: a request line stays far below http.max_initial_line_length (4 kB). */
+const DELETE_CHUNK = 40;
+
 /**
- * The writing side of the Elasticsearch engine (ingest and seed commands). Index templates are installed
- * before the first write, so every monthly index is created with the mapping and the read alias.
+ * The writing side of the Elasticsearch engine: the offline load (seed, ingest: clear/write/finish) and the live path
+ * (apply). An offline load builds a new generation beside the served one and switches every alias to it in one
+ * request when it is complete (ADR 0012); the live path writes into the served generation.
  */
 export class ElasticsearchAdStoreWriter implements AdStoreWriter {
   private readonly names: IndexNames;
   private readonly layout: IndexLayout;
+  /** Lease owners of loads found stopped (their generation removed): a lease one of them holds is taken over at once. */
+  private readonly stoppedLoads = new Set<string>();
+  /** The generation whose ad template this writer has put (installServedTemplate). */
+  private servedTemplate: string | undefined;
+  /** The generation the offline load under way builds (null: no load, or it finished). */
+  private load: IndexNames | null = null;
+  private readonly log: (fields: Record<string, unknown>) => void;
   private templatesInstalled = false;
   private entityIndicesReady = false;
   private feedIndexReady = false;
@@ -200,6 +241,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     this.layout = options.layout ?? DEFAULT_LAYOUT;
     this.now = options.now ?? Date.now;
     this.leaseClock = options.leaseClock ?? Date.now;
+    this.log = options.log ?? stderrLog;
     this.retentionMs = (options.feedRetentionDays ?? (Number(process.env['FEED_RETENTION_DAYS']) || DEFAULT_RETENTION_DAYS)) * DAY_MS;
   }
 
@@ -212,39 +254,147 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     return response.count;
   }
 
+  /** Starts an empty load: nothing served is touched until finish() switches to it. */
   async clear(): Promise<void> {
-    const patterns = [this.names.adsPattern, ...ENTITY_KINDS.map((kind) => this.names.entityPattern(kind)), this.names.feed];
-    const existing = await this.call('list indices', () =>
-      this.client.indices.get({ index: patterns, ...TOLERANT, expand_wildcards: ['open', 'closed'] }),
-    );
-    // Deleting by explicit names: clusters refuse wildcard deletes (action.destructive_requires_name).
-    const indices = Object.keys(existing);
-    if (indices.length) await this.call('delete indices', () => this.client.indices.delete({ index: indices }));
-    this.feedIndexReady = false;
+    if (this.load) await this.discard(this.load, 'cleared before it finished');
+    this.load = await this.begin(false);
   }
 
+  /** Writes into the load's generation (a load not started by clear() starts as a copy of the served ads). */
   async write(batch: readonly AdRecord[] | AsyncIterable<AdRecord>): Promise<WriteResult> {
-    await this.installTemplates();
-    return bulkIndexAds(this.client, this.names, batch, this.options);
+    return bulkIndexAds(this.client, await this.loading(), batch, this.options);
   }
 
-  /** Makes the ads visible, then rebuilds every entity rollup into a new generation and swaps its alias. */
+  /**
+   * Completes the load and serves it: makes its ads visible, builds every entity rollup and the change feed's new
+   * position in its generation, then moves every alias to it in one `_aliases` request and deletes the generation it
+   * replaced. A live batch under way is waited for (the feed's lease): none straddles the switch.
+   */
   async finish(): Promise<void> {
-    await this.installTemplates();
-    await this.call('refresh', () => this.client.indices.refresh({ index: this.names.ads, ...TOLERANT }));
-    const generation = new Date().toISOString().replace(/[^0-9]/g, '');
+    const load = await this.loading();
+    await this.call('refresh', () => this.client.indices.refresh({ index: load.adsPattern, ...TOLERANT }));
     // Every kind from the same point in time of the ads; an empty store has none to open (no index yet).
-    const opened = await this.call('open point in time', () => this.client.openPointInTime(rebuildPointInTimeRequest(this.names.ads), { ignore: [404] }));
+    const opened = await this.call('open point in time', () => this.client.openPointInTime(rebuildPointInTimeRequest(load.adsPattern), { ignore: [404] }));
     const pit = { id: opened.id as string | undefined };
     try {
-      for (const kind of ENTITY_KINDS) await this.rebuild(kind, generation, pit);
+      for (const kind of ENTITY_KINDS) await this.rebuild(load, kind, pit);
     } finally {
       if (pit.id) {
         const id = pit.id;
         await this.call('close point in time', () => this.client.closePointInTime({ id }, { ignore: [404] }));
       }
     }
-    await this.resetFeed(generation);
+    await this.startFeed(load);
+    // From the switch on, a month the live path creates in this generation joins the read alias.
+    await this.call('install index template', () => this.client.indices.putIndexTemplate(adsTemplate(load, this.layout, true)));
+    const months = Object.keys(await this.call('list indices', () => this.client.indices.get({ index: load.adsPattern, ...TOLERANT, features: ['aliases'] })));
+    // Named after the load: should it die holding the lease, the next load knows the holder is gone (removeUnserved).
+    const lease = await this.acquireLease(false, `load-${load.generation}`);
+    const store = await this.storeIndices();
+    const served = Object.fromEntries(servedIndices(this.names, store).map((index) => [index, store[index] ?? {}]));
+    try {
+      await this.call('switch aliases', () => this.client.indices.updateAliases(switchRequest(load, months, served)));
+    } catch (error) {
+      if (lease) await this.release(lease);
+      throw error;
+    }
+    this.load = null;
+    this.entityIndicesReady = false;
+    this.feedIndexReady = false;
+    const replaced = Object.keys(served).filter((index) => index !== this.names.feed && this.names.generationOf(index) !== load.generation);
+    this.log({ event: 'load_switched', generation: load.generation, ad_indices: months, replaced });
+    // The replaced generation's templates, and the single ad template of the layout before generations.
+    const generations = new Set(replaced.map((index) => this.names.generationOf(index)).filter((g): g is string => g !== undefined));
+    await this.deleteGeneration(replaced, [...[...generations].map((g) => this.names.inGeneration(g).adsTemplate), this.names.adsTemplate]);
+  }
+
+  private async loading(): Promise<IndexNames> {
+    this.load ??= await this.begin(true);
+    return this.load;
+  }
+
+  /**
+   * Starts a load: removes what stopped loads left (saying so), installs the new generation's ad template without the
+   * read alias (its months stay out of the readers' sight until the switch) and, for a load that adds to the store (an
+   * ingest without clear), copies the served ads into it first.
+   */
+  private async begin(copy: boolean): Promise<IndexNames> {
+    await this.installTemplates();
+    const store = await this.storeIndices();
+    await this.removeUnserved(store);
+    const load = this.names.inGeneration(nextGeneration());
+    await this.call('install index template', () => this.client.indices.putIndexTemplate(adsTemplate(load, this.layout, false)));
+    this.log({ event: 'load_started', generation: load.generation, starts_from: copy ? 'a copy of the served ads' : 'an empty store' });
+    if (copy) await this.copyServed(load, store);
+    return load;
+  }
+
+  /** Copies each served monthly ad index into the same month of the load's generation (one reindex task each). */
+  private async copyServed(load: IndexNames, store: StoreIndices): Promise<void> {
+    for (const [source, info] of Object.entries(store)) {
+      const month = monthOf(source);
+      if (!month || !(this.names.ads in (info.aliases ?? {}))) continue;
+      const target = load.adsIndexFor(`${month.replace('.', '-')}-01`);
+      const started = await this.call('copy served ads', () => this.client.reindex(copyMonthRequest(source, target)));
+      if (started.task === undefined) throw ServiceError.of('internal', `Elasticsearch started no task to copy ${source}`);
+      await this.waitForTask(String(started.task), `copy ${source} into ${target}`);
+    }
+  }
+
+  private async waitForTask(taskId: string, operation: string): Promise<void> {
+    for (;;) {
+      const status = await this.call(operation, () => this.client.tasks.get({ task_id: taskId }));
+      if (status.completed) {
+        const failures = (status.response as { failures?: unknown[] } | undefined)?.failures ?? [];
+        if (status.error || failures.length) {
+          throw ServiceError.of('internal', `Elasticsearch could not ${operation}: ${JSON.stringify(status.error ?? failures[0])}`);
+        }
+        return;
+      }
+      await sleep(this.options.taskPollMs ?? 1_000);
+    }
+  }
+
+  /** Every index of every generation of this prefix, with its aliases. */
+  private async storeIndices(): Promise<StoreIndices> {
+    return (await this.call('list indices', () => this.client.indices.get(storeIndicesRequest(this.names)))) as StoreIndices;
+  }
+
+  /**
+   * A load killed before its switch left a generation nobody serves (and one killed between its switch and its
+   * cleanup, the generation it replaced): each is named in a log line and deleted. The served generation is untouched.
+   */
+  private async removeUnserved(store: StoreIndices): Promise<void> {
+    const answer = await this.call('list index templates', () => this.client.indices.getIndexTemplate(generationTemplatesRequest(this.names), { ignore: [404] }));
+    const templates = (answer.index_templates ?? []).map((template) => template.name);
+    const served = servedIndices(this.names, store).map((index) => this.names.generationOf(index)).find((g) => g !== undefined) ?? '';
+    for (const [generation, left] of unservedGenerations(this.names, store, templates)) {
+      this.log({
+        event: 'unserved_generation_removed',
+        generation,
+        served_generation: served || null,
+        left_by: generation > served ? 'a load stopped before its switch' : 'a load stopped after its switch, before deleting the generation it replaced',
+        indices: left.indices,
+        templates: left.templates,
+      });
+      await this.deleteGeneration(left.indices, left.templates);
+      this.stoppedLoads.add(`load-${generation}`);
+    }
+  }
+
+  /** A load that will not finish (cleared again, or ended by a failure): its generation goes. */
+  private async discard(load: IndexNames, why: string): Promise<void> {
+    const patterns = [load.adsPattern, ...ENTITY_KINDS.map((kind) => load.entityGeneration(kind, load.generation)), load.feedIndex];
+    const indices = Object.keys(await this.call('list indices', () => this.client.indices.get({ index: patterns, ...TOLERANT, features: ['aliases'] })));
+    this.log({ event: 'load_discarded', generation: load.generation, why, indices });
+    await this.deleteGeneration(indices, [load.adsTemplate]);
+    this.load = null;
+  }
+
+  /** Deleting by explicit names: clusters refuse wildcard deletes (action.destructive_requires_name). */
+  private async deleteGeneration(indices: readonly string[], templates: readonly string[]): Promise<void> {
+    for (const chunk of chunks(indices, DELETE_CHUNK)) await this.call('delete indices', () => this.client.indices.delete({ index: chunk, ignore_unavailable: true }));
+    for (const name of templates) await this.call('delete index template', () => this.client.indices.deleteIndexTemplate({ name }, { ignore: [404] }));
   }
 
   /**
@@ -261,6 +411,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     await this.ensureFeedIndex();
     const lease = await this.takeLease();
     try {
+      await this.installServedTemplate(lease.generation);
       const result = await this.applyHolding(lease, batch);
       await this.publish(lease, result.step);
       return result.tally;
@@ -280,7 +431,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     const oldDay = lease.position.day;
     const newDay = batch.reduce((day, record) => (/^\d{4}-\d{2}-\d{2}$/.test(record.last_seen_date) && record.last_seen_date > day ? record.last_seen_date : day), oldDay);
     const step: FeedStep = { seq: lease.position.seq + 1, at: new Date(this.now()).toISOString(), oldDay, newDay, from: lease.position.from };
-    const plan = planBatch(this.names, batch, stored, step);
+    const plan = planBatch(this.names.inGeneration(lease.generation), batch, stored, step);
 
     // `wait_for`: each bulk returns once its writes are searchable (no refresh call of its own: Elastic advises
     // against them on a write path). A 409 is a newer sighting already held (adIndexActions): nothing to write.
@@ -331,19 +482,30 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
    * positions of an ad's changes follow the order its batches were applied (ADR 0010, "Change feed").
    */
   private async takeLease(): Promise<Lease> {
+    const lease = await this.acquireLease(true);
+    if (!lease) throw ServiceError.of('internal', 'no change feed position to take');
+    return lease;
+  }
+
+  /**
+   * `bootstrap`: a store without a position gets one (the live path); otherwise there is nothing to take (an offline
+   * switch on a store nobody serves yet). The generation served is that of the feed index holding the position.
+   */
+  private async acquireLease(bootstrap: boolean, owner = this.owner): Promise<Lease | undefined> {
     const giveUpAt = this.leaseClock() + LEASE_MS;
     for (;;) {
       const held = positionFrom(await this.call('read feed position', () => this.client.get<FeedPosition>(positionGetRequest(this.names.feed), { ignore: [404] })));
       const until = this.leaseClock() + LEASE_MS;
-      const lease = { owner: this.owner, until };
+      const lease = { owner, until };
       let position: FeedPosition;
       let version: PositionVersion;
       if (!held) {
+        if (!bootstrap) return undefined;
         // A store loaded before the feed existed (or never loaded): its position starts here, at the data's day.
         const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
         position = { store: `live-${this.leaseClock()}-${this.owner}`, seq: 0, from: 0, day, marks: [], lease };
         version = 'absent';
-      } else if (held.position.lease && held.position.lease.until > this.leaseClock()) {
+      } else if (held.position.lease && held.position.lease.until > this.leaseClock() && !this.stoppedLoads.has(held.position.lease.owner)) {
         if (this.leaseClock() > giveUpAt) throw ServiceError.of('unavailable', 'another writer has held the change feed for too long: the batch waits for the next try');
         await sleep(100 + Math.floor(Math.random() * 200));
         continue;
@@ -353,7 +515,7 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
       }
       try {
         const written = await this.client.index(positionWriteRequest(this.names.feed, position, version));
-        return { position, version: positionVersionOf(written), until };
+        return { position, version: positionVersionOf(written), until, generation: this.names.generationOf(written._index) ?? '' };
       } catch (error) {
         if (!(error instanceof errors.ResponseError && error.statusCode === 409)) throw toServiceError(error, 'take feed lease');
       }
@@ -392,19 +554,39 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     await this.client.index(positionWriteRequest(this.names.feed, position, lease.version)).catch(() => undefined);
   }
 
+  /**
+   * The live path on a store no offline load made: generation `0` is served from the first batch (its feed index
+   * behind the feed alias, its ad template with the read alias); an offline load replaces it like any other. A replica
+   * that loses the race to create it gets a 400 and uses the winner's; so does a store of the layout before
+   * generations (its concrete feed index holds the alias's name).
+   */
+  /**
+   * The served generation's ad template, put once per generation by each writer, as the entity templates are: a month
+   * the live path creates after a release that changed the mapping gets the new one (installTemplates).
+   */
+  private async installServedTemplate(generation: string): Promise<void> {
+    if (this.servedTemplate === generation) return;
+    await this.call('install index template', () => this.client.indices.putIndexTemplate(adsTemplate(this.names.inGeneration(generation), this.layout, true)));
+    this.servedTemplate = generation;
+  }
+
   private async ensureFeedIndex(): Promise<void> {
     if (this.feedIndexReady) return;
-    // 400 (resource_already_exists): created by an earlier writer.
-    await this.call('create feed index', () => this.client.indices.create(feedIndexRequest(this.names.feed, this.layout.replicas), { ignore: [400] }));
+    const served = await this.call('get alias', () => this.client.indices.getAlias({ name: this.names.feed }, { ignore: [404] }));
+    if (!Object.keys(served).some((index) => index.startsWith(`${this.names.feed}-`))) {
+      const zero = this.names.inGeneration('0');
+      await this.call('install index template', () => this.client.indices.putIndexTemplate(adsTemplate(zero, this.layout, true)));
+      await this.call('create feed index', () => this.client.indices.create(feedIndexRequest(zero.feedIndex, this.layout.replicas, this.names.feed), { ignore: [400] }));
+    }
     this.feedIndexReady = true;
   }
 
-  /** An offline load is a new store: its position starts at 0 on its own data's day, and older watermarks are foreign. */
-  private async resetFeed(generation: string): Promise<void> {
-    await this.ensureFeedIndex();
-    const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(this.names.ads))));
-    const position: FeedPosition = { store: `load-${generation}`, seq: 0, from: 0, day, marks: [], lease: null };
-    await this.call('reset feed position', () => this.client.index(positionWriteRequest(this.names.feed, position, 'any')));
+  /** A load is a new store: its position starts at 0 on its own data's day, and watermarks of the one it replaces are foreign. */
+  private async startFeed(load: IndexNames): Promise<void> {
+    await this.call('create feed index', () => this.client.indices.create(feedIndexRequest(load.feedIndex, this.layout.replicas)));
+    const day = dataDayFrom(await this.call('read data day', () => this.client.search<unknown, DataDayAggs>(dataDayRequest(load.adsPattern))));
+    const position: FeedPosition = { store: `load-${load.generation}`, seq: 0, from: 0, day, marks: [], lease: null };
+    await this.call('start feed position', () => this.client.index(positionWriteRequest(load.feedIndex, position, 'any')));
   }
 
   /** Recomputes the touched entities of each kind from their ads, upserts them and deletes those left without ads. */
@@ -455,18 +637,23 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     return ServiceError.of('internal', `Elasticsearch refused ${failures.length} actions on ${operation}, e.g. ${first?.action.id}: ${first?.reason}`);
   }
 
+  /** A load still under way here did not finish (its caller failed): its generation goes; the served one was never touched. */
   async close(): Promise<void> {
-    if (this.ownsClient) await this.client.close();
+    try {
+      if (this.load) await this.discard(this.load, 'the load ended before it finished');
+    } finally {
+      if (this.ownsClient) await this.client.close();
+    }
   }
 
-  /** `pit.id`: the point in time to read from; each page's answer may renew it. */
-  private async rebuild(kind: EntityKind, generation: string, pit: { id: string | undefined }): Promise<void> {
-    const target = this.names.entityGeneration(kind, generation);
+  /** Builds a kind's rollups into the load's generation. `pit.id`: the point in time to read from; each page's answer may renew it. */
+  private async rebuild(load: IndexNames, kind: EntityKind, pit: { id: string | undefined }): Promise<void> {
+    const target = load.entityGeneration(kind, load.generation);
     await this.call('create index', () => this.client.indices.create({ index: target }));
     const rejected: RejectedRow[] = [];
     await this.call(`rollup ${kind}`, () =>
       this.client.helpers.bulk<EntityDocument<unknown>>({
-        datasource: this.rollupDocuments(kind, undefined, pit),
+        datasource: this.rollupDocuments(kind, undefined, pit, load.adsPattern),
         onDocument: (doc) => ({ index: { _index: target, _id: doc.id } }),
         onDrop: (drop) => rejected.push({ line: 0, id: drop.document.id, reason: drop.error?.reason ?? 'rejected' }),
         refreshOnCompletion: target,
@@ -476,25 +663,13 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
     if (rejected.length) {
       throw new Error(`${rejected.length} ${kind} rollup records were refused, e.g. ${rejected[0]?.id}: ${rejected[0]?.reason}`);
     }
-    const alias = this.names.entity(kind);
-    // The first rebuild finds no alias: 404 is expected, and only generation index names are kept.
-    const previous = await this.call('get alias', () => this.client.indices.getAlias({ name: alias }, { ignore: [404] }));
-    const generationPrefix = this.names.entityGeneration(kind, '');
-    const old = Object.keys(previous).filter((index) => index.startsWith(generationPrefix) && index !== target);
-    await this.call('swap alias', () =>
-      this.client.indices.updateAliases({
-        actions: [
-          { add: { index: target, alias } },
-          ...old.map((index) => ({ remove_index: { index } })),
-        ],
-      }),
-    );
   }
 
-  private async *rollupDocuments(kind: EntityKind, ids?: readonly string[], pit?: { id: string | undefined }): AsyncGenerator<EntityDocument<unknown>> {
+  /** `ads`: the ads to roll up (the served ones through the read alias, or a load's generation). */
+  private async *rollupDocuments(kind: EntityKind, ids?: readonly string[], pit?: { id: string | undefined }, ads = this.names.ads): AsyncGenerator<EntityDocument<unknown>> {
     let after: estypes.AggregationsCompositeAggregateKey | undefined;
     do {
-      const walk = rollupPageRequest(this.names.ads, kind, after, ids);
+      const walk = rollupPageRequest(ads, kind, after, ids);
       const request = pit?.id ? onPointInTime(walk, pit.id) : walk;
       const response = await this.call(`rollup ${kind}`, () => this.client.search<unknown, RollupAggs>(request));
       if (pit && response.pit_id) pit.id = response.pit_id;
@@ -506,7 +681,8 @@ export class ElasticsearchAdStoreWriter implements AdStoreWriter {
 
   private async installTemplates(): Promise<void> {
     if (this.templatesInstalled) return;
-    for (const template of indexTemplates(this.names, this.layout)) {
+    // The ad templates belong to each generation (begin, finish, ensureFeedIndex).
+    for (const template of entityTemplates(this.names, this.layout)) {
       await this.call('install index template', () => this.client.indices.putIndexTemplate(template));
     }
     // Templates apply at index creation only: a mapping change must reach the months (and generations) already created,

@@ -114,53 +114,67 @@ export const adMapping: estypes.MappingTypeMapping = { dynamic: 'strict', proper
 export const entityMapping = (kind: EntityKind): estypes.MappingTypeMapping => ({ dynamic: 'strict', properties: entityProperties(kind) });
 
 /**
- * Composable index templates: installed before the first write, applied to every index as it is created. Ads: the
- * configured primaries per month (sizing rule in docs/operations.md); entities: one primary (they are few and small).
+ * Composable index templates, applied to every index as it is created: one per generation for its monthly ad indices
+ * (the configured primaries per month, sizing rule in docs/operations.md), one per entity kind (one primary: they are
+ * few and small). A generation's ad template attaches the read alias only once the generation is served
+ * (`readable`): while a load builds it, a month it creates stays out of the readers' sight; after the switch, a month
+ * the live path creates joins them. Priority 201: above the single ad template of the layout before generations
+ * (200, pattern `<prefix>-ads-*`), which Elasticsearch would otherwise refuse as an overlap of equal priority.
  */
-export function indexTemplates(names: IndexNames, layout: IndexLayout = DEFAULT_LAYOUT): IndexTemplate[] {
-  const settings = (shards: number, refresh: string): estypes.IndicesIndexSettings => ({
-    number_of_shards: shards,
-    number_of_replicas: layout.replicas,
-    refresh_interval: refresh,
-    analysis,
-  });
-  const meta = { owner: 'query-api' };
-  const ads: IndexTemplate = {
+export function adsTemplate(names: IndexNames, layout: IndexLayout = DEFAULT_LAYOUT, readable = true): IndexTemplate {
+  return {
     name: names.adsTemplate,
     index_patterns: [names.adsPattern],
-    priority: 200,
+    priority: names.generation ? 201 : 200,
     version: TEMPLATE_VERSION,
     template: {
       settings: {
         // 1 s (Elastic's default): the live path's bulk requests wait for the next refresh (refresh=wait_for).
-        ...settings(layout.adsShards, '1s'),
+        ...indexSettings(layout, layout.adsShards),
         // The default page (first_seen_date desc, id desc) is this index sort, so Lucene stops it early; the index
         // sort's `missing` is `_last`, as the query's (ads.query.ts).
         sort: { field: ['first_seen_date', 'id'], order: ['desc', 'desc'] },
       },
       mappings: adMapping,
-      aliases: { [names.ads]: {} },
+      aliases: readable ? { [names.ads]: {} } : {},
     },
-    _meta: meta,
+    _meta: META,
   };
-  const entities = ENTITY_KINDS.map(
+}
+
+export function entityTemplates(names: IndexNames, layout: IndexLayout = DEFAULT_LAYOUT): IndexTemplate[] {
+  return ENTITY_KINDS.map(
     (kind): IndexTemplate => ({
       name: names.entityTemplate(kind),
       index_patterns: [names.entityPattern(kind)],
       priority: 200,
       version: TEMPLATE_VERSION,
-      template: { settings: { ...settings(1, '1s'), gc_deletes: ENTITY_TOMBSTONES }, mappings: entityMapping(kind) },
-      _meta: meta,
+      template: { settings: { ...indexSettings(layout, 1), gc_deletes: ENTITY_TOMBSTONES }, mappings: entityMapping(kind) },
+      _meta: META,
     }),
   );
-  return [ads, ...entities];
 }
+
+/** Every template of a served generation: its ad template (with the read alias) and the entity templates. */
+export function indexTemplates(names: IndexNames, layout: IndexLayout = DEFAULT_LAYOUT): IndexTemplate[] {
+  return [adsTemplate(names, layout), ...entityTemplates(names, layout)];
+}
+
+const META = { owner: 'query-api' };
+
+const indexSettings = (layout: IndexLayout, shards: number): estypes.IndicesIndexSettings => ({
+  number_of_shards: shards,
+  number_of_replicas: layout.replicas,
+  refresh_interval: '1s',
+  analysis,
+});
 
 /** Put-mapping requests bringing every existing index of each template to its current mapping (a no-op when equal). */
 export function putMappingRequests(names: IndexNames): estypes.IndicesPutMappingRequest[] {
   const tolerant = { allow_no_indices: true, ignore_unavailable: true };
   return [
-    { index: names.adsPattern, ...tolerant, ...adMapping },
+    // Every generation's months (and those of the layout before generations).
+    { index: `${names.prefix}-ads-*`, ...tolerant, ...adMapping },
     ...ENTITY_KINDS.map((kind) => ({ index: names.entityPattern(kind), ...tolerant, ...entityMapping(kind) })),
   ];
 }

@@ -222,7 +222,18 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       app: null,
     }) as AdRecord;
 
-  it('installs the templates, routes each ad to its month and reports every refused item', async () => {
+  /** What the store holds for a load's start (none: an empty cluster), and the templates it lists. */
+  const storeHolds = (indices: Record<string, { aliases: Record<string, object> }> = {}, templates: string[] = []) => {
+    mock.add({ method: 'GET', path: '/:index' }, () => indices);
+    mock.add({ method: 'GET', path: '/_index_template/:name' }, () => ({
+      index_templates: templates.map((name) => ({ name, index_template: { index_patterns: [`${name}-*`], composed_of: [] } })),
+    }));
+  };
+  const GENERATION = /\d{17}/;
+  const generic = (text: string) => text.replace(new RegExp(GENERATION, 'g'), '<gen>');
+
+  it('installs the templates, routes each ad to its month of the new generation and reports every refused item', async () => {
+    storeHolds();
     const templates: string[] = [];
     mock.add({ method: 'PUT', path: '/_index_template/:name' }, (params) => {
       templates.push(String(params.path));
@@ -248,27 +259,28 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       }
       return { took: 1, errors: items.some((i) => i.index.status >= 300), items };
     });
-    const writer = new ElasticsearchAdStoreWriter(client, 'adi');
+    const writer = new ElasticsearchAdStoreWriter(client, 'adi', false, { log: () => undefined });
     const result = await writer.write([
       record('a1', '2026-02-28'),
       record('a2', '2026-03-01'),
       record('bad', '2026-03-02'),
       record('undated', 'March'),
     ]);
-    expect(templates).toEqual([
-      '/_index_template/adi-ads',
+    expect(templates.map(generic)).toEqual([
       '/_index_template/adi-advertisers',
       '/_index_template/adi-webmasters',
       '/_index_template/adi-creatives',
       '/_index_template/adi-domains',
       '/_index_template/adi-apps',
+      // The load's generation: its months stay out of the read alias until the switch.
+      '/_index_template/adi-ads-<gen>',
     ]);
     // Templates apply at creation only: the mappings go to every index that exists already.
     expect(mappings).toEqual(['/adi-ads-*/_mapping', ...['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((k) => `/adi-${k}-*/_mapping`)]);
-    expect(actions.map((a) => a.index)).toEqual([
-      { _index: 'adi-ads-2026.02', _id: 'a1' },
-      { _index: 'adi-ads-2026.03', _id: 'a2' },
-      { _index: 'adi-ads-2026.03', _id: 'bad' },
+    expect(actions.map((a) => ({ ...a.index, _index: generic(a.index._index) }))).toEqual([
+      { _index: 'adi-ads-<gen>-2026.02', _id: 'a1' },
+      { _index: 'adi-ads-<gen>-2026.03', _id: 'a2' },
+      { _index: 'adi-ads-<gen>-2026.03', _id: 'bad' },
     ]);
     expect(result.written).toBe(2);
     expect(result.rejected).toEqual([
@@ -282,6 +294,7 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
   });
 
   it('stops the offline load as unavailable when items stay throttled (429), instead of reporting them as rejected rows', async () => {
+    storeHolds();
     mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
     mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
     let rounds = 0;
@@ -291,29 +304,57 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       const items = lines.filter((l) => l.index).map((l) => ({ index: { ...l.index, status: 429, error: { type: 'es_rejected_execution_exception', reason: 'queue full' } } }));
       return { took: 1, errors: true, items };
     });
-    const writer = new ElasticsearchAdStoreWriter(client, 'adi', false, { offlineRetryWaitMs: 1 });
+    const writer = new ElasticsearchAdStoreWriter(client, 'adi', false, { offlineRetryWaitMs: 1, log: () => undefined });
     await expect(writer.write([record('a1', '2026-02-28')])).rejects.toMatchObject({ code: 'unavailable' });
     expect(rounds).toBe(7); // the first round and 6 retries
   });
 
-  it('finish() rebuilds each rollup into a new generation, swaps its alias, and starts the change feed of a new store', async () => {
+  it('a load copies the served ads into a new generation, builds its rollups and feed there, switches every alias in one request, then deletes the old generation', async () => {
+    const OLD = '20250101000000000';
+    const STOPPED = '20260101000000000';
+    // Served: the old generation's month, rollups and feed (the advertisers of the layout before generations: a
+    // concrete feed index); left by a stopped load: a month and its template.
+    storeHolds(
+      {
+        [`adi-ads-${OLD}-2026.01`]: { aliases: { 'adi-ads': {} } },
+        ...Object.fromEntries(['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((kind) => [`adi-${kind}-${OLD}`, { aliases: { [`adi-${kind}`]: {} } }])),
+        'adi-feed': { aliases: {} },
+        [`adi-ads-${STOPPED}-2026.02`]: { aliases: {} },
+      },
+      [`adi-ads-${STOPPED}`, `adi-ads-${OLD}`],
+    );
     const position = mockFeedPosition(mock);
     mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
     mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
     mock.add({ method: ['GET', 'POST'], path: '/:index/_refresh' }, () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
+    const copies: unknown[] = [];
+    mock.add({ method: 'POST', path: '/_reindex' }, (params) => {
+      copies.push(params.body);
+      return { task: 'node-1:7' };
+    });
+    let looks = 0;
+    mock.add({ method: 'GET', path: '/_tasks/:task' }, () => ({
+      completed: ++looks > 1,
+      task: { node: 'node-1', id: 7, type: 'transport', action: 'indices:data/write/reindex', start_time_in_millis: 0, running_time_in_nanos: 1, cancellable: true, headers: {} },
+      ...(looks > 1 ? { response: { total: 3, created: 3, failures: [] } } : {}),
+    }));
     const created: string[] = [];
     mock.add({ method: 'PUT', path: '/:index' }, (params) => {
-      created.push(String(params.path).slice(1));
+      created.push(decodeURIComponent(String(params.path).slice(1)));
       return createdIndex(String(params.path).slice(1));
     });
-    mock.add({ method: 'POST', path: '/adi-ads/_pit' }, () => ({ id: 'pit-1', _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } }));
+    const pitOn: string[] = [];
+    mock.add({ method: 'POST', path: '/:index/_pit' }, (params) => {
+      pitOn.push(decodeURIComponent(String(params.path).split('/')[1] ?? ''));
+      return { id: 'pit-1', _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } };
+    });
     const closed: unknown[] = [];
     mock.add({ method: 'DELETE', path: '/_pit' }, (params) => {
       closed.push(params.body);
       return { succeeded: true, num_freed: 1 };
     });
     const onPit: unknown[] = [];
-    mock.add({ method: 'POST', path: ['/adi-ads/_search', '/_search'] }, (params) => {
+    mock.add({ method: 'POST', path: ['/:index/_search', '/_search'] }, (params) => {
       if (String(params.path) === '/_search') onPit.push((params.body as { pit?: unknown }).pit);
       const aggs = (params.body as { aggs: { day?: unknown; entities?: { composite: { after?: unknown } } } }).aggs;
       // The data's day (the max aggregation's shape in the specification's MaxAggregate).
@@ -328,42 +369,59 @@ describe('ElasticsearchAdStoreWriter over the mock transport', () => {
       indexed.push(...lines.filter((l) => !l.index));
       return { took: 1, errors: false, items };
     });
-    // First generation of adi-advertisers: no alias yet (404); the others had an earlier generation.
-    mock.add({ method: 'GET', path: '/_alias/:name' }, (params) =>
-      String(params.path).endsWith('adi-advertisers')
-        ? responseError(404, 'aliases_not_found_exception')
-        : { [`${String(params.path).split('/').pop()}-20250101000000000`]: { aliases: {} } },
-    );
     const swaps: unknown[] = [];
     mock.add({ method: 'POST', path: '/_aliases' }, (params) => {
       swaps.push(params.body);
       return { acknowledged: true };
     });
+    const deleted: string[] = [];
+    // `/*`: a list of index names is longer than a path parameter of the mock's router may be.
+    mock.add({ method: 'DELETE', path: ['/*', '/_index_template/:name'] }, (params) => {
+      deleted.push(decodeURIComponent(String(params.path)));
+      return { acknowledged: true };
+    });
+    const logs: Record<string, unknown>[] = [];
 
-    await new ElasticsearchAdStoreWriter(client, 'adi').finish();
+    await new ElasticsearchAdStoreWriter(client, 'adi', false, { log: (fields) => logs.push(fields), taskPollMs: 1 }).finish();
 
-    expect(created.map((name) => name.replace(/\d+$/, 'N'))).toEqual([
-      'adi-advertisers-N',
-      'adi-webmasters-N',
-      'adi-creatives-N',
-      'adi-domains-N',
-      'adi-apps-N',
-      'adi-feed',
+    const generation = created[0]?.match(GENERATION)?.[0] ?? 'none';
+    expect(generation > STOPPED).toBe(true);
+    // The stopped load's generation, named, then deleted before anything else was written.
+    expect(logs[0]).toMatchObject({ event: 'unserved_generation_removed', generation: STOPPED, served_generation: OLD, left_by: 'a load stopped before its switch', indices: [`adi-ads-${STOPPED}-2026.02`], templates: [`adi-ads-${STOPPED}`] });
+    expect(deleted.slice(0, 2)).toEqual([`/adi-ads-${STOPPED}-2026.02`, `/_index_template/adi-ads-${STOPPED}`]);
+    // An ingest adds to the store: the served month is copied (without the feed fields) into the same month of the new generation.
+    expect(copies).toEqual([
+      { source: { index: `adi-ads-${OLD}-2026.01`, _source: { excludes: ['change_seq', 'changed_at', 'feed_since', 'feed'] } }, dest: { index: `adi-ads-${generation}-2026.01`, op_type: 'create' }, conflicts: 'proceed' },
     ]);
-    // R11: every rollup page of every kind read the same point in time, closed at the end.
+    expect(looks).toBe(2);
+    expect(created).toEqual([...['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((kind) => `adi-${kind}-${generation}`), `adi-feed-${generation}`]);
+    // R11: every rollup page of every kind read the same point in time of the new generation's ads, closed at the end.
+    expect(pitOn).toEqual([`adi-ads-${generation}-*`]);
     expect(onPit).toHaveLength(10);
     expect(new Set(onPit.map((pit) => JSON.stringify(pit)))).toEqual(new Set([JSON.stringify({ id: 'pit-1', keep_alive: '5m' })]));
     expect(closed).toEqual([{ id: 'pit-1' }]);
-    expect(position.writes).toEqual([{ store: expect.stringMatching(/^load-\d+$/), seq: 0, from: 0, day: '2026-01-31', marks: [], lease: null }]);
+    expect(position.writes[0]).toEqual({ store: `load-${generation}`, seq: 0, from: 0, day: '2026-01-31', marks: [], lease: null });
     expect(indexed).toHaveLength(5);
     expect(indexed[0]).toMatchObject({ id: 'e1', ads_total: 2, record: { id: 'e1', ads_total: 2 } });
-    expect(swaps[0]).toEqual({ actions: [{ add: { index: created[0], alias: 'adi-advertisers' } }] });
-    expect(swaps[1]).toEqual({
-      actions: [
-        { add: { index: created[1], alias: 'adi-webmasters' } },
-        { remove_index: { index: 'adi-webmasters-20250101000000000' } },
-      ],
+    // One request moves every alias; the concrete feed index of the layout before generations goes in the same step.
+    expect(swaps).toHaveLength(1);
+    const kinds = ['advertisers', 'webmasters', 'creatives', 'domains', 'apps'];
+    expect(swaps[0]).toEqual({
+      actions: expect.arrayContaining([
+        { remove: { index: `adi-ads-${OLD}-2026.01`, alias: 'adi-ads' } },
+        ...kinds.map((kind) => ({ remove: { index: `adi-${kind}-${OLD}`, alias: `adi-${kind}` } })),
+        { remove_index: { index: 'adi-feed' } },
+        ...kinds.map((kind) => ({ add: { index: `adi-${kind}-${generation}`, alias: `adi-${kind}` } })),
+        { add: { index: `adi-feed-${generation}`, alias: 'adi-feed' } },
+      ]),
     });
+    // Then the replaced generation: its indices, its template, and the single ad template of the layout before generations.
+    expect(deleted.slice(2)).toEqual([
+      `/adi-ads-${OLD}-2026.01,${kinds.map((kind) => `adi-${kind}-${OLD}`).join(',')}`,
+      `/_index_template/adi-ads-${OLD}`,
+      '/_index_template/adi-ads',
+    ]);
+    expect(logs.map((line) => line['event'])).toEqual(['unserved_generation_removed', 'load_started', 'load_switched']);
   });
 
   it('counts the stored ads on the read alias, an empty store included', async () => {

@@ -54,8 +54,11 @@ function cluster(options: {
   bulkAnswer?: (call: BulkCall, n: number) => Error | Status[];
   aliases?: boolean;
 }) {
-  const seen = { bulks: [] as BulkCall[], rollups: [] as Record<string, unknown>[], refreshed: [] as string[], created: [] as unknown[], aliasLookups: 0 };
-  mock.add({ method: 'PUT', path: '/_index_template/:name' }, () => ({ acknowledged: true }));
+  const seen = { bulks: [] as BulkCall[], rollups: [] as Record<string, unknown>[], refreshed: [] as string[], created: [] as unknown[], templates: [] as unknown[], aliasLookups: 0 };
+  mock.add({ method: 'PUT', path: '/_index_template/:name' }, (params) => {
+    seen.templates.push({ path: params.path, aliases: (params.body as { template?: { aliases?: unknown } }).template?.aliases });
+    return { acknowledged: true };
+  });
   mock.add({ method: 'PUT', path: '/:index/_mapping' }, () => ({ acknowledged: true }));
   mockFeedPosition(mock);
   mock.add({ method: 'GET', path: '/_alias/:name' }, (params) => {
@@ -249,12 +252,24 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     const live = writer();
     await live.apply([record('ad_01')]);
     await live.apply([record('ad_09')]);
-    expect(seen.aliasLookups).toBe(5);
+    // The five entity aliases and the feed alias, once.
+    expect(seen.aliasLookups).toBe(6);
     aliasGone = true;
     await expect(live.apply([record('ad_10')])).rejects.toMatchObject({ code: 'internal' });
     aliasGone = false;
     await live.apply([record('ad_10')]);
-    expect(seen.aliasLookups).toBe(10);
+    expect(seen.aliasLookups).toBe(11);
+  });
+
+  it("puts the served generation's ad template once per writer, so a month it creates after a mapping change gets the new mapping", async () => {
+    const seen = cluster({ withAds: ['adv_acme'] });
+    const live = writer();
+    await live.apply([record('ad_01')]);
+    await live.apply([record('ad_09')]);
+    // The position's feed index here is `adi-feed` (the layout before generations): its single ad template, with the read alias.
+    expect(seen.templates.filter((t) => String((t as { path: string }).path).startsWith('/_index_template/adi-ads'))).toEqual([
+      { path: '/_index_template/adi-ads', aliases: { 'adi-ads': {} } },
+    ]);
   });
 
   it('splits a large batch into bulk requests of at most 1,000 actions', async () => {
@@ -264,12 +279,14 @@ describe('ElasticsearchAdStoreWriter.apply over the mock transport (standing in 
     expect(seen.bulks.filter(isAdBulk).map((call) => call.actions.length)).toEqual([1_000, 1]);
   });
 
-  it('creates generation 0 of each entity kind with its alias, and the feed index, when no offline load made them', async () => {
+  it('serves generation 0 (entity kinds and the feed index behind their aliases) when no offline load made one', async () => {
     const seen = cluster({ aliases: false });
     await writer().apply([]);
     expect(seen.created).toEqual([
       ...['advertisers', 'webmasters', 'creatives', 'domains', 'apps'].map((kind) => ({ path: `/adi-${kind}-0`, body: { aliases: { [`adi-${kind}`]: {} } } })),
-      { path: '/adi-feed', body: { settings: { number_of_shards: 1, number_of_replicas: 1 }, mappings: { enabled: false } } },
+      { path: '/adi-feed-0', body: { settings: { number_of_shards: 1, number_of_replicas: 1 }, mappings: { enabled: false }, aliases: { 'adi-feed': {} } } },
     ]);
+    // Generation 0's months are created by the live path's writes, with the read alias.
+    expect(seen.templates).toContainEqual({ path: '/_index_template/adi-ads-0', aliases: { 'adi-ads': {} } });
   });
 });

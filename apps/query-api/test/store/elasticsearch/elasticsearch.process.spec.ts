@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -24,6 +24,7 @@ import {
   SORT_ORDERS,
   TREND_DIMENSIONS,
 } from '@adintel/contracts';
+import { Client } from '@elastic/elasticsearch';
 import { createRedis } from '@adintel/redis';
 import { startApp, startPrivateRedis, WORKSPACE_ROOT, type AppProcess, type PrivateRedis } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
@@ -86,12 +87,13 @@ describe('query-api on Elasticsearch sends only requests the specification and t
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('loads offline: templates, mappings on existing indices, bulk, rollups and the alias swap', () => {
-    expect(sent('indices.put_index_template')).toHaveLength(6);
+  it('loads offline into a new generation: templates, mappings on existing indices, bulk, rollups and one alias switch', () => {
+    // The five entity kinds, and the generation's ad template twice: without the read alias while loading, with it at the switch.
+    expect(sent('indices.put_index_template')).toHaveLength(7);
     expect(sent('indices.put_mapping').map((r) => r.path)).toContain('/adi-ads-*/_mapping');
     expect(sent('bulk', (_q, body) => Array.isArray(body) && JSON.stringify(body[0]).includes('adi-ads-')).length).toBeGreaterThan(0);
     expect(sent('search', (_q, body) => JSON.stringify(body).includes('"composite"')).length).toBeGreaterThanOrEqual(5);
-    expect(sent('indices.update_aliases')).toHaveLength(5);
+    expect(sent('indices.update_aliases')).toHaveLength(1);
   });
 
   it('applies live sightings with bulk writes that wait for visibility, and no refresh calls', async () => {
@@ -193,12 +195,123 @@ describe('query-api on Elasticsearch sends only requests the specification and t
         'indices.put_index_template',
         'indices.put_mapping',
         'indices.create',
+        'indices.get',
         'indices.get_alias',
+        'indices.get_index_template',
+        'indices.delete_index_template',
         'indices.update_aliases',
         'indices.refresh',
         'open_point_in_time',
         'close_point_in_time',
       ]),
     );
+  });
+});
+
+/**
+ * The offline load killed (SIGKILL) as the built CLI's `ingest` sends a chosen request: the request is lost with the
+ * process (the stand-in never applies it). The stand-in runs in memory mode (spec/es-memory.ts, a double for a real
+ * cluster): it keeps indices, aliases and templates, so what readers are served can be checked after each kill.
+ */
+describe('an Elasticsearch offline load killed at any step leaves the served generation; the next load cleans up and completes', () => {
+  let cluster: StandInCluster;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let client: Client;
+  /** Kill the running ingest when it sends a request of this endpoint. */
+  let killAt: { endpoint: string; pid: number | undefined } | null = null;
+  const files = { first: '', second: '' };
+  let firstIds: string[] = [];
+  let secondIds: string[] = [];
+
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' }, (_error, _stdout, stderr) =>
+        resolve({ code: child.exitCode, signal: child.signalCode, stderr }),
+      );
+      if (killAt) killAt.pid = child.pid;
+    });
+  /** The ids readers are served (the read alias), and the generation of the served feed index. */
+  const served = async () => {
+    await client.indices.refresh({ index: 'adi-ads', ignore_unavailable: true, allow_no_indices: true });
+    const hits = (await client.search<{ id: string }>({ index: 'adi-ads', ignore_unavailable: true, allow_no_indices: true, size: 1_000, query: { match_all: {} } })).hits.hits;
+    const feed = Object.keys(await client.indices.getAlias({ name: 'adi-feed' }, { ignore: [404] })).find((index) => index.startsWith('adi-feed-'));
+    return { ids: hits.map((hit) => hit._source?.id ?? '').sort(), generation: feed?.slice('adi-feed-'.length) };
+  };
+  const generations = async () => {
+    const indices = Object.keys(await client.indices.get({ index: 'adi-*', ignore_unavailable: true, allow_no_indices: true, features: ['aliases'] }));
+    const templates = ((await client.indices.getIndexTemplate({ name: 'adi-ads-*' }, { ignore: [404] })).index_templates ?? []).map((t) => t.name);
+    return new Set([...indices, ...templates].flatMap((name) => /-(\d{17})(?:-|$)/.exec(name)?.[1] ?? []));
+  };
+  const unservedLines = (stderr: string) =>
+    stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['event'] === 'unserved_generation_removed');
+
+  beforeAll(async () => {
+    cluster = await startStandInCluster({
+      memory: true,
+      onRequest: (seen) => {
+        if (!killAt?.pid || seen.endpoint !== killAt.endpoint) return undefined;
+        process.kill(killAt.pid, 'SIGKILL');
+        killAt = null;
+        return 'lost';
+      },
+    });
+    dataDir = mkdtempSync(join(tmpdir(), 'query-api-es-kill-'));
+    env = { DATA_DIR: dataDir, REDIS_URL: 'redis://127.0.0.1:6379', STORE_ENGINE: 'elasticsearch', ES_URL: cluster.url, ES_INDEX_PREFIX: 'adi', LOG_LEVEL: 'warn' };
+    client = new Client({ node: cluster.url });
+    const all = join(dataDir, 'all.ndjson');
+    expect((await run(['generate', '--out', all, '--count', '60'])).code).toBe(0);
+    const lines = readFileSync(all, 'utf8').trim().split('\n');
+    files.first = join(dataDir, 'first.ndjson');
+    files.second = join(dataDir, 'second.ndjson');
+    writeFileSync(files.first, `${lines.slice(0, 30).join('\n')}\n`);
+    writeFileSync(files.second, `${lines.slice(30).join('\n')}\n`);
+    const ids = (part: string[]) => part.map((line) => String((JSON.parse(line) as { id: unknown }).id)).sort();
+    firstIds = ids(lines.slice(0, 30));
+    secondIds = ids(lines.slice(30));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await cluster?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('loads a first store', async () => {
+    const first = await run(['ingest', files.first]);
+    expect(first.code).toBe(0);
+    expect((await served()).ids).toEqual(firstIds);
+  });
+
+  // Mid-write (its first bulk of ads), building the new position, and the switch itself.
+  for (const endpoint of ['bulk', 'index', 'indices.update_aliases']) {
+    it(`killed at its first ${endpoint} request: readers keep the first store; the next load names and deletes what it left, then completes`, async () => {
+      const before = await served();
+      killAt = { endpoint, pid: undefined };
+      const killed = await run(['ingest', files.second]);
+      expect(killed.signal).toBe('SIGKILL');
+      expect(await served()).toEqual(before);
+      const left = [...(await generations())].filter((g) => g !== before.generation);
+      expect(left).toHaveLength(1);
+
+      const started = Date.now();
+      const next = await run(['ingest', files.second]);
+      expect(next.code).toBe(0);
+      // Killed at the switch, the load held the feed's lease: the next load takes it over instead of waiting it out (120 s).
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(unservedLines(next.stderr)).toEqual([expect.objectContaining({ generation: left[0], served_generation: before.generation, left_by: 'a load stopped before its switch' })]);
+      const after = await served();
+      // An ingest adds to the store: the first store's ads and the second file's.
+      expect(after.ids).toEqual([...firstIds, ...secondIds].sort());
+      expect([...(await generations())]).toEqual([after.generation]);
+    });
+  }
+
+  it('sent only requests the specification and the rules accept', () => {
+    expect(cluster.violations).toEqual([]);
   });
 });

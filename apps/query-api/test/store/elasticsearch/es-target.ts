@@ -16,9 +16,8 @@ import type { AdRecord } from '../../../src/store/ad-store.port';
 import type { LiveStoreUnderTest } from '../change-feed.contract';
 import { ElasticsearchAdStore } from '../../../src/store/elasticsearch/elasticsearch-ad-store';
 import { type BulkOptions, ElasticsearchAdStoreWriter } from '../../../src/store/elasticsearch/elasticsearch-ad-store-writer';
+import type { Client } from '@elastic/elasticsearch';
 import { createElasticsearchClient, elasticsearchSettingsFrom } from '../../../src/store/elasticsearch/es-client';
-import { indexNames } from '../../../src/store/elasticsearch/index-names';
-import { indexTemplates } from '../../../src/store/elasticsearch/mappings';
 import { type ReplayCluster, type SeenRequest, startRecordingProxy, startReplayCluster, startStandInCluster, type StandInCluster } from './spec/es-server';
 
 export const ES_URL = process.env['ES_URL'];
@@ -74,7 +73,19 @@ export interface EsSubject {
   violations(): string[];
   /** Every request the target received. */
   requests(): SeenRequest[];
+  /** The structured log lines of the writers (the offline load's). */
+  logs: Record<string, unknown>[];
+  prefix: string;
+  client: Client;
   close(): Promise<void>;
+}
+
+/** Removes every index and index template of a prefix, by explicit names (clusters refuse wildcard deletes). */
+export async function dropPrefix(client: Client, prefix: string): Promise<void> {
+  const indices = Object.keys(await client.indices.get({ index: `${prefix}-*`, ignore_unavailable: true, allow_no_indices: true, expand_wildcards: ['open', 'closed'], features: ['aliases'] }));
+  if (indices.length) await client.indices.delete({ index: indices });
+  const templates = await client.indices.getIndexTemplate({ name: `${prefix}-*` }, { ignore: [404] });
+  for (const { name } of templates.index_templates ?? []) await client.indices.deleteIndexTemplate({ name }, { ignore: [404] });
 }
 
 export async function openEsSubject(options: BulkOptions = {}, choice: TargetChoice = {}): Promise<EsSubject> {
@@ -100,18 +111,21 @@ export async function openEsSubject(options: BulkOptions = {}, choice: TargetCho
   else server = await startStandInCluster({ memory: true });
   const prefix = `t-${randomBytes(4).toString('hex')}`;
   const client = createElasticsearchClient(elasticsearchSettingsFrom({ ...process.env, ES_URL: server.url, ES_INDEX_PREFIX: prefix, ES_REPLICAS: ES_URL ? process.env['ES_REPLICAS'] : 0 }));
-  const writer = new ElasticsearchAdStoreWriter(client, prefix, false, { backoff: { retries: 2, baseMs: 10, maxMs: 50 }, ...options });
-  await writer.clear();
+  const logs: Record<string, unknown>[] = [];
+  const writerOptions = (other: BulkOptions): BulkOptions => ({ backoff: { retries: 2, baseMs: 10, maxMs: 50 }, taskPollMs: 10, log: (fields) => logs.push(fields), ...other });
+  const writer = new ElasticsearchAdStoreWriter(client, prefix, false, writerOptions(options));
   return {
     store: new ElasticsearchAdStore(client, prefix),
     writer,
-    otherWriter: (other = options) => new ElasticsearchAdStoreWriter(client, prefix, false, { backoff: { retries: 2, baseMs: 10, maxMs: 50 }, ...other }),
+    otherWriter: (other = options) => new ElasticsearchAdStoreWriter(client, prefix, false, writerOptions(other)),
     violations: () => [...server.violations, ...(behind?.violations ?? [])],
     requests: () => [...server.requests],
+    logs,
+    prefix,
+    client,
     async close() {
       try {
-        await writer.clear();
-        for (const template of indexTemplates(indexNames(prefix))) await client.indices.deleteIndexTemplate({ name: template.name }, { ignore: [404] });
+        await dropPrefix(client, prefix);
       } finally {
         await client.close();
         await server.close();

@@ -14,8 +14,8 @@ export const POSITION_ID = 'position';
  * The feed index holds one small document (the position); nothing in it is searched, so it maps nothing
  * (`enabled: false`: kept in `_source`, read back by id).
  */
-export function feedIndexRequest(index: string, replicas: number): estypes.IndicesCreateRequest {
-  return { index, settings: { number_of_shards: 1, number_of_replicas: replicas }, mappings: { enabled: false } };
+export function feedIndexRequest(index: string, replicas: number, alias?: string): estypes.IndicesCreateRequest {
+  return { index, settings: { number_of_shards: 1, number_of_replicas: replicas }, mappings: { enabled: false }, ...(alias ? { aliases: { [alias]: {} } } : {}) };
 }
 
 /** A realtime get: it sees the last write of the position without waiting for a refresh. */

@@ -32,8 +32,9 @@ import { activityFrom, catalogFrom, entityPageFrom, nameSearchRequest, webmaster
 import { entityDocumentFrom, type RollupBucket } from '../../../../src/store/elasticsearch/queries/rollups.query';
 import { landingDomainSuffixes } from '../../../../src/store/elasticsearch/domain-suffixes';
 import { nameSuffixes } from '../../../../src/store/text';
-import { indexNames } from '../../../../src/store/elasticsearch/index-names';
-import { indexTemplates, putMappingRequests, TEMPLATE_VERSION } from '../../../../src/store/elasticsearch/mappings';
+import { ENTITY_KINDS, indexNames } from '../../../../src/store/elasticsearch/index-names';
+import { copyMonthRequest, monthOf, servedIndices, switchRequest, unservedGenerations } from '../../../../src/store/elasticsearch/queries/generations.query';
+import { adsTemplate, indexTemplates, putMappingRequests, TEMPLATE_VERSION } from '../../../../src/store/elasticsearch/mappings';
 
 const ADS = 'test-ads';
 const response = (partial: Record<string, unknown>) =>
@@ -539,6 +540,29 @@ describe('index templates', () => {
   const names = indexNames('adi');
   const [ads, ...entities] = indexTemplates(names);
 
+  it("names a generation's indices and finds the generation of any index of the prefix", () => {
+    const load = names.inGeneration('20261127101500123');
+    expect(load.adsIndexFor('2026-03-31')).toBe('adi-ads-20261127101500123-2026.03');
+    expect([load.adsPattern, load.adsTemplate, load.feedIndex, load.entityGeneration('apps', load.generation)]).toEqual([
+      'adi-ads-20261127101500123-*',
+      'adi-ads-20261127101500123',
+      'adi-feed-20261127101500123',
+      'adi-apps-20261127101500123',
+    ]);
+    // The aliases stay the same in every generation.
+    expect([load.ads, load.feed, load.entity('apps')]).toEqual([names.ads, names.feed, names.entity('apps')]);
+    expect(['adi-ads-20261127101500123-2026.03', 'adi-feed-0', 'adi-webmasters-20250101000000000'].map((i) => names.generationOf(i))).toEqual(['20261127101500123', '0', '20250101000000000']);
+    // The layout before generations, an alias, another prefix: no generation.
+    expect(['adi-ads-2026.03', 'adi-feed', 'adi-ads', 'adix-feed-1', 'other-ads-1-2026.03'].map((i) => names.generationOf(i))).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(() => names.inGeneration('x1')).toThrow(/digits/);
+  });
+
+  it("keeps a loading generation's months out of the read alias until it is served", () => {
+    const load = names.inGeneration('1');
+    expect(adsTemplate(load, undefined, false)).toMatchObject({ name: 'adi-ads-1', index_patterns: ['adi-ads-1-*'], priority: 201, template: { aliases: {} } });
+    expect(adsTemplate(load)).toMatchObject({ template: { aliases: { 'adi-ads': {} } } });
+  });
+
   it('puts monthly ad indices behind the read alias', () => {
     expect(names.adsIndexFor('2026-03-31')).toBe('adi-ads-2026.03');
     expect(ads).toMatchObject({ index_patterns: ['adi-ads-*'], template: { aliases: { 'adi-ads': {} } } });
@@ -587,5 +611,55 @@ describe('index templates', () => {
       'adi-domains-*',
       'adi-apps-*',
     ]);
+  });
+});
+
+describe('generations of an offline load', () => {
+  const names = indexNames('adi');
+  const aliased = (...aliases: string[]) => ({ aliases: Object.fromEntries(aliases.map((a) => [a, {}])) });
+
+  it('finds the generations nobody serves (a stopped load, an old one left after a switch), never the served one', () => {
+    const store = {
+      'adi-ads-20260101000000000-2026.01': aliased('adi-ads'),
+      'adi-advertisers-20260101000000000': aliased('adi-advertisers'),
+      'adi-feed-20260101000000000': aliased('adi-feed'),
+      'adi-ads-20260102000000000-2026.01': aliased(),
+      'adi-feed-20260102000000000': aliased(),
+      'adi-advertisers-20251201000000000': aliased(),
+      // The layout before generations: not a generation's index, never removed here.
+      'adi-ads-2025.12': aliased(),
+    };
+    expect(servedIndices(names, store)).toEqual(['adi-ads-20260101000000000-2026.01', 'adi-advertisers-20260101000000000', 'adi-feed-20260101000000000']);
+    expect(unservedGenerations(names, store, ['adi-ads-20260101000000000', 'adi-ads-20260102000000000', 'adi-ads-20250101000000000'])).toEqual(
+      new Map([
+        ['20251201000000000', { indices: ['adi-advertisers-20251201000000000'], templates: [] }],
+        ['20260102000000000', { indices: ['adi-ads-20260102000000000-2026.01', 'adi-feed-20260102000000000'], templates: ['adi-ads-20260102000000000'] }],
+        ['20250101000000000', { indices: [], templates: ['adi-ads-20250101000000000'] }],
+      ]),
+    );
+  });
+
+  it('switches every alias in one request; the concrete feed index of the layout before generations is removed in it', () => {
+    const load = names.inGeneration('2');
+    const served = { 'adi-ads-2026.01': aliased('adi-ads'), 'adi-advertisers-1': aliased('adi-advertisers'), 'adi-feed': aliased() };
+    expect(switchRequest(load, ['adi-ads-2-2026.01', 'adi-ads-2-2026.02'], served).actions).toEqual([
+      { remove: { index: 'adi-ads-2026.01', alias: 'adi-ads' } },
+      { remove: { index: 'adi-advertisers-1', alias: 'adi-advertisers' } },
+      { remove_index: { index: 'adi-feed' } },
+      { add: { index: 'adi-ads-2-2026.01', alias: 'adi-ads' } },
+      { add: { index: 'adi-ads-2-2026.02', alias: 'adi-ads' } },
+      ...ENTITY_KINDS.map((kind) => ({ add: { index: `adi-${kind}-2`, alias: `adi-${kind}` } })),
+      { add: { index: 'adi-feed-2', alias: 'adi-feed' } },
+    ]);
+  });
+
+  it('copies a served month into the same month of the new generation, without the change-feed fields', () => {
+    expect(monthOf('adi-ads-1-2026.03')).toBe('2026.03');
+    expect(monthOf('adi-ads-2026.03')).toBe('2026.03');
+    expect(copyMonthRequest('adi-ads-1-2026.03', 'adi-ads-2-2026.03')).toMatchObject({
+      source: { index: 'adi-ads-1-2026.03', _source: { excludes: ['change_seq', 'changed_at', 'feed_since', 'feed'] } },
+      dest: { index: 'adi-ads-2-2026.03' },
+      wait_for_completion: false,
+    });
   });
 });

@@ -8,7 +8,8 @@ import { AD_SORTS, BREAKDOWN_FIELDS } from '@adintel/contracts';
 import type { AdFilter, AdRecord } from '../../../../src/store/ad-store.port';
 import { toAdDocument } from '../../../../src/store/elasticsearch/ad-document';
 import { ENTITY_KINDS, indexNames } from '../../../../src/store/elasticsearch/index-names';
-import { indexTemplates, putMappingRequests } from '../../../../src/store/elasticsearch/mappings';
+import { adsTemplate, indexTemplates, putMappingRequests } from '../../../../src/store/elasticsearch/mappings';
+import { copyMonthRequest, generationTemplatesRequest, storeIndicesRequest, switchRequest } from '../../../../src/store/elasticsearch/queries/generations.query';
 import { breakdownRequest, countAdsRequest, getAdRequest, searchAdsRequest } from '../../../../src/store/elasticsearch/queries/ads.query';
 import { bulkOperations } from '../../../../src/store/elasticsearch/queries/bulk.query';
 import {
@@ -227,5 +228,16 @@ describe('every request the engine builds validates', () => {
     }
     for (const request of putMappingRequests(names)) expect(spec.validateRequest('indices.put_mapping', request as unknown as Body)).toEqual([]);
     expect(spec.validateRequest('indices.update_aliases', { actions: [{ add: { index: 'adi-advertisers-2', alias: 'adi-advertisers' } }, { remove_index: { index: 'adi-advertisers-1' } }] })).toEqual([]);
+  });
+
+  it("an offline load's generations: listing the store, the copy of a month, the hidden template and the switch", () => {
+    const load = names.inGeneration('20261127101500123');
+    expect(spec.validateRequest('indices.get', storeIndicesRequest(names) as unknown as Body)).toEqual([]);
+    expect(spec.validateRequest('indices.get_index_template', generationTemplatesRequest(names) as unknown as Body)).toEqual([]);
+    expect(spec.validateRequest('reindex', copyMonthRequest('adi-ads-2026.01', load.adsIndexFor('2026-01-01')) as unknown as Body)).toEqual([]);
+    expect(spec.validateRequest('indices.put_index_template', adsTemplate(load, undefined, false) as unknown as Body)).toEqual([]);
+    expect(spec.validateRequest('tasks.get', { task_id: 'node-1:7' })).toEqual([]);
+    const served = { 'adi-ads-0-2026.01': { aliases: { 'adi-ads': {} } }, 'adi-advertisers-0': { aliases: { 'adi-advertisers': {} } }, 'adi-feed': { aliases: {} } };
+    expect(spec.validateRequest('indices.update_aliases', switchRequest(load, [load.adsIndexFor('2026-01-01')], served) as unknown as Body)).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@
  * Elasticsearch cluster, which cannot run on the build machines (no package, no Docker daemon). It keeps the documents
  * the engine writes and answers its reads by evaluating the small part of the query DSL the engine sends (bool, term,
  * terms, ids, range including range fields, prefix, match_all; field sorts with search_after; `_source` lists;
- * track_total_hits; versioned and conditional writes; aliases and index templates), so the engine's logic can be run
+ * track_total_hits; versioned and conditional writes; aliases, the atomic `_aliases` request and index templates; a
+ * reindex, done at once and reported as a finished task), so the engine's logic can be run
  * end to end here. It is our reading of Elasticsearch's documented behaviour, not Elasticsearch: what it proves is that
  * the engine is right IF the cluster behaves as documented; the recordings of a real cluster (docs/operations.md)
  * are what check that reading. Aggregations other than min/max are answered in shape only (es-answers.ts); composite
@@ -39,7 +40,9 @@ const error = (status: number, type: string, reason: string): Answer => ({ statu
 export class MemoryCluster {
   private readonly indices = new Map<string, Map<string, StoredDoc>>();
   private readonly aliases = new Map<string, Set<string>>();
-  private readonly templates = new Map<string, { patterns: RegExp[]; aliases: string[] }>();
+  private readonly templates = new Map<string, { patterns: RegExp[]; aliases: string[]; body: Json }>();
+  /** Finished tasks (a reindex runs to its end before its answer), by id. */
+  private readonly tasks = new Map<string, Json>();
   private seqNo = 0;
   private readonly pits = new Map<string, string>();
 
@@ -53,8 +56,21 @@ export class MemoryCluster {
         this.templates.set(parts[1] ?? '', {
           patterns: ((b['index_patterns'] as string[] | undefined) ?? []).map(pattern),
           aliases: Object.keys((template['aliases'] as Json | undefined) ?? {}),
+          body: b,
         });
         return { status: 200, body: { acknowledged: true } };
+      }
+      case 'indices.get_index_template': {
+        const name = parts[1] ?? '*';
+        const found = [...this.templates].filter(([key]) => pattern(name).test(key));
+        if (!found.length && !name.includes('*')) return error(404, 'resource_not_found_exception', `index template matching [${name}] not found`);
+        return { status: 200, body: { index_templates: found.map(([key, t]) => ({ name: key, index_template: { composed_of: [], ...t.body } })) } };
+      }
+      case 'reindex':
+        return this.reindex((body ?? {}) as Json);
+      case 'tasks.get': {
+        const task = this.tasks.get(parts[1] ?? '');
+        return task ? { status: 200, body: task } : error(404, 'resource_not_found_exception', `task [${parts[1] ?? ''}] isn't running and hasn't stored its results`);
       }
       case 'indices.delete_index_template':
         this.templates.delete(parts[1] ?? '');
@@ -79,15 +95,26 @@ export class MemoryCluster {
         if (!members.length) return { status: 404, body: { error: `alias [${alias}] missing`, status: 404 } };
         return { status: 200, body: Object.fromEntries(members.map((name) => [name, { aliases: { [alias]: {} } }])) };
       }
-      case 'indices.update_aliases':
-        for (const action of ((body as Json)['actions'] as Json[]) ?? []) {
-          const [kind, spec] = Object.entries(action)[0] as [string, Json];
+      case 'indices.update_aliases': {
+        // One cluster state update: every action is checked before any applies, and every remove_index runs first.
+        const actions = (((body as Json)['actions'] as Json[]) ?? []).map((action) => Object.entries(action)[0] as [string, Json]);
+        const removed = new Set(actions.filter(([kind]) => kind === 'remove_index').map(([, spec]) => String(spec['index'])));
+        for (const [kind, spec] of actions) {
+          const index = String(spec['index']);
+          if (!this.indices.has(index)) return error(404, 'index_not_found_exception', `no such index [${index}]`);
+          if (kind === 'add' && (removed.has(index) || (this.indices.has(String(spec['alias'])) && !removed.has(String(spec['alias']))))) {
+            return error(400, 'invalid_alias_name_exception', `Invalid alias name [${String(spec['alias'])}]: an index or data stream exists with the same name as the alias`);
+          }
+          if (kind === 'remove' && !this.aliases.get(String(spec['alias']))?.has(index)) return error(404, 'aliases_not_found_exception', `aliases [${String(spec['alias'])}] missing`);
+        }
+        for (const index of removed) this.answer('indices.delete', 'DELETE', `/${index}`, {}, undefined);
+        for (const [kind, spec] of actions) {
           const index = String(spec['index']);
           if (kind === 'add') this.aliasSet(String(spec['alias'])).add(index);
           else if (kind === 'remove') this.aliases.get(String(spec['alias']))?.delete(index);
-          else if (kind === 'remove_index') this.answer('indices.delete', 'DELETE', `/${index}`, {}, undefined);
         }
         return { status: 200, body: { acknowledged: true } };
+      }
       case 'indices.put_mapping':
         return { status: 200, body: { acknowledged: true } };
       case 'indices.refresh':
@@ -122,14 +149,44 @@ export class MemoryCluster {
     }
   }
 
+  /** A new index, with the aliases of the one template that applies (the matching template of highest priority). */
   private create(name: string, extraAliases: string[] = []): Map<string, StoredDoc> {
     const docs = new Map<string, StoredDoc>();
     this.indices.set(name, docs);
-    for (const template of this.templates.values()) {
-      if (template.patterns.some((p) => p.test(name))) for (const alias of template.aliases) this.aliasSet(alias).add(name);
-    }
+    const matching = [...this.templates.values()].filter((t) => t.patterns.some((p) => p.test(name)));
+    const template = matching.sort((a, b) => Number(b.body['priority'] ?? 0) - Number(a.body['priority'] ?? 0))[0];
+    for (const alias of template?.aliases ?? []) this.aliasSet(alias).add(name);
     for (const alias of extraAliases) this.aliasSet(alias).add(name);
     return docs;
+  }
+
+  /**
+   * Copies the documents of `source.index` (without the `_source.excludes` fields) into `dest.index`, created as a
+   * write would create it; `op_type: create` keeps a document already there. Answers a task id (the engine sends
+   * wait_for_completion=false), whose stored result tasks.get answers.
+   */
+  private reindex(body: Json): Answer {
+    const source = (body['source'] ?? {}) as Json;
+    const dest = (body['dest'] ?? {}) as Json;
+    const excludes = (((source['_source'] as Json | undefined)?.['excludes'] as string[] | undefined) ?? []);
+    const target = this.writeTarget(String(dest['index']));
+    if ('status' in target) return target;
+    const started = Date.now();
+    let created = 0;
+    for (const { id, doc } of this.docsOf(String(source['index']))) {
+      if (dest['op_type'] === 'create' && target.docs.has(id)) continue;
+      const copy = structuredClone(doc.source);
+      for (const field of excludes) delete copy[field];
+      target.docs.set(id, { source: copy, version: 1, seqNo: this.seqNo++ });
+      created++;
+    }
+    const id = `memory:${this.tasks.size + 1}`;
+    this.tasks.set(id, {
+      completed: true,
+      task: { node: 'memory', id: this.tasks.size + 1, type: 'transport', action: 'indices:data/write/reindex', start_time_in_millis: started, running_time_in_nanos: 0, cancellable: true, headers: {} },
+      response: { took: 0, timed_out: false, total: created, created, updated: 0, deleted: 0, batches: 1, version_conflicts: 0, noops: 0, retries: { bulk: 0, search: 0 }, throttled_millis: 0, requests_per_second: -1, throttled_until_millis: 0, failures: [] },
+    });
+    return { status: 200, body: { task: id } };
   }
 
   private aliasSet(alias: string): Set<string> {

@@ -142,18 +142,47 @@ async function startCheckingServer(
   };
 }
 
-/** Endpoints the memory answers even when the stand-in answers the rest in shape only: the feed's position document. */
-const DOCUMENT_ENDPOINTS = new Set(['get', 'index', 'create', 'indices.create']);
+/**
+ * Endpoints the memory answers even when the stand-in answers the rest in shape only: the feed's position document,
+ * and the generations of an offline load (aliases, templates, the copy task), whose answers the engine acts on.
+ */
+const DOCUMENT_ENDPOINTS = new Set([
+  'get',
+  'index',
+  'create',
+  'indices.create',
+  'indices.get_alias',
+  'indices.update_aliases',
+  'indices.get_index_template',
+  'indices.put_index_template',
+  'indices.delete_index_template',
+  'reindex',
+  'tasks.get',
+]);
 
 /**
  * `memory: true`: the stand-in keeps what it is sent and evaluates searches (es-memory.ts, a double for a real
  * cluster), so the engine's results can be checked here; otherwise searches are answered in shape only (es-answers.ts)
  * and only the documents written by id are kept. Either way every request and every answer is checked.
  */
-export async function startStandInCluster(options: { memory?: boolean } = {}): Promise<StandInCluster> {
+export async function startStandInCluster(
+  options: {
+    memory?: boolean;
+    /**
+     * Told each request before it is answered; `lost` leaves it unapplied and unanswered (502): the request of a
+     * client killed as it sent it, which a cluster never received (process tests kill a load at chosen requests).
+     */
+    onRequest?: (seen: SeenRequest) => 'lost' | undefined;
+  } = {},
+): Promise<StandInCluster> {
   const spec = specification();
   const memory = new MemoryCluster();
-  const cluster: StandInCluster = await startCheckingServer(async ({ endpoint, method, path, query, body }, _request, reply) => {
+  const cluster: StandInCluster = await startCheckingServer(async (seen, _request, reply) => {
+    const { endpoint, method, path, query, body } = seen;
+    if (options.onRequest?.(seen) === 'lost') {
+      reply(502, {}, '');
+      return;
+    }
     const remembered = options.memory || DOCUMENT_ENDPOINTS.has(endpoint) ? memory.answer(endpoint, method, path, query, body) : undefined;
     const result = remembered ?? answer(endpoint, path, body);
     if (result.status < 300 && result.body) {
