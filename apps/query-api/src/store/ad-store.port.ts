@@ -109,12 +109,14 @@ export interface ApplyResult {
 
 /**
  * Writing side of a store (used by the ingest/seed commands, never by the request path).
- * Writing the same ad id twice replaces the earlier row.
+ * Writing the same ad id twice replaces the earlier row. An offline load (`write` batches, then `finish`) is built
+ * beside the store readers are served and switched in whole at `finish`: stopped before, it leaves the served store
+ * as it was (SQLite: a new file renamed over the old; Elasticsearch: a new generation of indices behind the aliases).
  */
 export interface AdStoreWriter {
   /** Number of ads stored (seed uses it to stay idempotent). */
   size(): Promise<number>;
-  /** Drop every ad and derived record. */
+  /** Drop every ad and derived record of the load being built (the store readers are served stays as it is until finish). */
   clear(): Promise<void>;
   write(batch: readonly AdRecord[]): Promise<WriteResult>;
   /** Build rollups and entity records from everything written so far, and make it visible to readers. */
