@@ -11,8 +11,11 @@ import type { ColumnsState } from './live-columns';
  * from the oldest watermark asked for lately (change-feed-index.ts), read forward as batches come, and "what changed
  * since position P" answered from it against the reader's columns.
  */
-/** What feed reads examined in this thread, summed (the benchmark reads it: apps/query-api/bench/feed-bench.ts). */
-export const feedReadStats = { logRows: 0, adsProbed: 0 };
+/**
+ * What feed reads examined in this thread, summed, and what the last one held in memory: the log's rows and their bytes
+ * (FeedIndex), and the per-position arrays of the columns it read (the benchmark reads it: bench/feed-bench.ts).
+ */
+export const feedReadStats = { logRows: 0, adsProbed: 0, heldRows: 0, heldBytes: 0, positionBytes: 0 };
 
 /** Change codes (0: none): what the loops below carry instead of strings. */
 const CHANGES: readonly (AdChange | null)[] = [null, 'new', 'changed', 'ended', 'resumed'];
@@ -127,15 +130,6 @@ export class ChangeFeedReader {
     return { store: meta.get('columns_base') ?? '', seq: Number(meta.get('seq') ?? '0'), feedFrom: feedFrom === undefined ? null : Number(feedFrom) };
   }
 
-  /** The in-memory log's size (bytes held, rows), for the benchmark and the docs' figures. */
-  held(): { bytes: number; rows: number; positions: number } {
-    const index = this.index;
-    const columnar = this.columns?.current()?.columnar;
-    const byPosition = columnar ? this.byPosition.get(columnar) : undefined;
-    const positions = byPosition && byPosition.index === index ? byPosition.rows.byteLength + byPosition.prevs.byteLength + byPosition.own.byteLength + byPosition.positions.byteLength : 0;
-    return { bytes: index?.bytes() ?? 0, rows: index?.length ?? 0, positions };
-  }
-
   /**
    * The ads matching the filter whose visible state changed after `since`, in change order: each ad's latest row after
    * it (in memory), classified against the first of its rows after `since` and checked against the filter on the
@@ -161,10 +155,14 @@ export class ChangeFeedReader {
     const start = index.firstAfter(query.since.seq);
     const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const page = new PageRows(query.limit);
+    const held = columnar && filter.checkAt ? this.rowsByPosition(columnar, index) : null;
     const found =
-      columnar && filter.checkAt
-        ? this.onColumns(index, this.rowsByPosition(columnar, index), columnar, query, filter, start, afterRow, page)
+      columnar && held
+        ? this.onColumns(index, held, columnar, query, filter, start, afterRow, page)
         : this.inSql(index, columnar, query, filter.check, start, afterRow, page);
+    feedReadStats.heldRows = index.length;
+    feedReadStats.heldBytes = index.bytes();
+    feedReadStats.positionBytes = held ? held.rows.byteLength + held.prevs.byteLength + held.own.byteLength + held.positions.byteLength : 0;
     const picked = page.rows();
     const rids = picked.map(({ p, row }) => (found.ridOf ? found.ridOf(p, row) : p));
     const docs = this.docsOf(rids);
