@@ -6,7 +6,7 @@ import type { StatementSync } from 'node:sqlite';
  * n = first + i). Per row: the same ad's rows before and after it, its states before and after, the ad's row id when it
  * was read; per batch (a run of rows of one seq and one time): its seq, first row and time. 28 bytes a row, plus
  * 8 once the rows are filed per advertiser and affiliate (RowChains), plus the reader's 4 of its position
- * (RowsOfPositions); 4 bytes per row id for the latest row of each ad.
+ * (RowsOfPositions).
  */
 
 /**
@@ -68,8 +68,6 @@ export class FeedIndex {
   after = new Float64Array(0);
   /** The ad's row id when the row was read (a batch that replaces the ad's row logs a row with the new one). */
   rid = new Int32Array(0);
-  /** Row id -> the latest row read for it, + 1 (0: none). */
-  rowOfRid = new Int32Array(0);
   batches = 0;
   batchSeq = new Float64Array(0);
   batchStart = new Int32Array(0);
@@ -120,7 +118,6 @@ export class FeedIndex {
     this.before[i] = stateKey(row.before);
     this.after[i] = stateKey(row.after);
     this.rid[i] = row.rid ?? 0;
-    if (row.rid !== null) this.linkRid(row.rid, i);
     if (prev >= 0) this.next[prev] = i;
     const last = this.batches - 1;
     if (last < 0 || this.batchSeq[last] !== row.seq || row.at !== this.lastAtText) this.addBatch(row.seq, i, Date.parse(row.at));
@@ -138,16 +135,6 @@ export class FeedIndex {
     this.batchStart[k] = start;
     this.batchAt[k] = at;
     this.batches++;
-  }
-
-  linkRid(rid: number, row: number): void {
-    if (rid >= this.rowOfRid.length) this.rowOfRid = grown(this.rowOfRid, rid + 1, int32);
-    this.rowOfRid[rid] = row + 1;
-  }
-
-  /** The latest row of the ad with this row id, or -1. */
-  rowOf(rid: number): number {
-    return (this.rowOfRid[rid] ?? 0) - 1;
   }
 
   /** The first row of a batch after `seq` (the length when none is). */
@@ -187,7 +174,7 @@ export class FeedIndex {
 
   /** Bytes held, the row chains included (the reader's per-position arrays are not). */
   bytes(): number {
-    const arrays = [this.prev, this.next, this.before, this.after, this.rid, this.rowOfRid, this.batchSeq, this.batchStart, this.batchAt];
+    const arrays = [this.prev, this.next, this.before, this.after, this.rid, this.batchSeq, this.batchStart, this.batchAt];
     return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.rowsOf.advertiserId.bytes() + this.rowsOf.webmasterId.bytes();
   }
 
@@ -222,7 +209,6 @@ export class FeedIndex {
       for (let b = 0; b < part.batches; b++) joined.addBatch(part.batchSeq[b] ?? 0, (part.batchStart[b] ?? 0) + offset, part.batchAt[b] ?? 0);
     }
     joined.lastAtText = this.lastAtText;
-    joined.linkAll();
     return joined;
   }
 
@@ -244,16 +230,7 @@ export class FeedIndex {
     kept.length = rows;
     for (let b = this.batchAfter(seq); b < this.batches; b++) kept.addBatch(this.batchSeq[b] ?? 0, (this.batchStart[b] ?? 0) - k, this.batchAt[b] ?? 0);
     kept.lastAtText = this.lastAtText;
-    kept.linkAll();
     return kept;
-  }
-
-  /** Every row's ad, latest row last. */
-  private linkAll(): void {
-    for (let i = 0; i < this.length; i++) {
-      const rid = this.rid[i] ?? 0;
-      if (rid > 0) this.linkRid(rid, i);
-    }
   }
 }
 

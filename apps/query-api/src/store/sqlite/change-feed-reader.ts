@@ -30,18 +30,24 @@ function changeCode(before: number, after: number): number {
 }
 
 /**
- * Per position of a set of columns: the latest log row of the ad there (-1: none), that row's previous row of the
- * same ad, and the change it makes alone (a CHANGES code, with the status it leaves in bit 3); per log row that is its
- * ad's latest, its position (-1: none). A filter's candidates come in position order, so these are read in order too:
- * an ad whose latest row is its only row after the watermark (most of them) is answered without reaching into the log.
+ * Per position of a set of columns, what the log held says of the ad there, read in position order by a filter's
+ * candidates: `rows[2p]` its latest row (-1: none in the window), `rows[2p + 1]` its first row in the window;
+ * `codes[p]`: bits 0-2 the change from its state before its first row to its state after its latest (CHANGES: the
+ * answer for every watermark up to its first row, the oldest held included), bits 3-5 the change its latest row makes
+ * alone (the answer when that row is its only one after the watermark), bit 6 whether it is active now. Per log row
+ * that is its ad's latest, its position (-1: none). `changed`: the positions with a row in the window, ascending.
+ * `inWindow`: one bit per position, set when it has a row held: small enough to stay in cache, so a candidate without
+ * one (most of them) costs no read of `rows`. 9 bytes and a bit a position, 4 bytes a row: an ad is answered from
+ * these alone unless its rows straddle the watermark.
  */
 interface RowsOfPositions {
   index: FeedIndex;
   upTo: number;
+  inWindow: Uint32Array;
   rows: Int32Array;
-  prevs: Int32Array;
-  own: Uint8Array;
+  codes: Uint8Array;
   positions: Int32Array;
+  changed: Int32Array | null;
 }
 
 /**
@@ -93,6 +99,9 @@ class PageRows {
     return out;
   }
 }
+
+/** How many candidates the feed visits rather than one row of the log after the watermark (see onColumns). */
+const CANDIDATES_PER_ROW = 8;
 
 /** How long the rows of a watermark stay held after it was last asked for (then the window moves up to the next). */
 const WINDOW_HELD_MS = 60 * 60 * 1000;
@@ -162,7 +171,7 @@ export class ChangeFeedReader {
         : this.inSql(index, columnar, query, filter.check, start, afterRow, page);
     feedReadStats.heldRows = index.length;
     feedReadStats.heldBytes = index.bytes();
-    feedReadStats.positionBytes = held ? held.rows.byteLength + held.prevs.byteLength + held.own.byteLength + held.positions.byteLength : 0;
+    feedReadStats.positionBytes = held ? held.inWindow.byteLength + held.rows.byteLength + held.codes.byteLength + held.positions.byteLength + (held.changed?.byteLength ?? 0) : 0;
     const picked = page.rows();
     const rids = picked.map(({ p, row }) => (found.ridOf ? found.ridOf(p, row) : p));
     const docs = this.docsOf(rids);
@@ -198,7 +207,7 @@ export class ChangeFeedReader {
     page: PageRows,
   ): { matched: number; ridOf: (p: number, row: number) => number } {
     const { prev, before, after, next } = index;
-    const { rows: latestAt, prevs: prevAt, own: ownAt, positions } = held;
+    const { rows: rowsAt, codes: codesAt, positions } = held;
     const checkAt = filter.checkAt ?? (() => true);
     const wantActive = query.filter.status === undefined ? -1 : query.filter.status === 'active' ? 1 : 0;
     const countUpTo = query.countUpTo;
@@ -207,20 +216,19 @@ export class ChangeFeedReader {
     let examined = 0;
     let probed = 0;
     let matched = 0;
-    /** The change of the ad whose latest row is `row` (its previous row `prevRow`) since `start`; 0: none or not of the status asked. */
-    const codeOf = (row: number, prevRow: number): number => {
-      let firstRow = row;
-      for (let p = prevRow; p >= start; p = prev[p] ?? -1) firstRow = p;
-      const isNow = after[row] ?? 0;
-      if (wantActive >= 0 && isNow % 2 !== wantActive) return 0;
-      return changeCode(before[firstRow] ?? -1, isNow);
-    };
-    /** The same for the ad at position p, from the per-position arrays (-1: no row after `start`). */
+    /**
+     * The change since `start` of the ad at position p whose latest row is `row` (>= start): the net change of its rows
+     * held when they all come after `start`, the latest row's own when it alone does, else its rows back to `start`.
+     * 0: none, or not of the status asked.
+     */
     const codeAt = (p: number, row: number): number => {
-      const prevRow = prevAt[p] ?? -1;
-      if (prevRow >= start) return codeOf(row, prevRow);
-      const own = ownAt[p] ?? 0;
-      return wantActive >= 0 && own >> 3 !== wantActive ? 0 : own & 7;
+      const codes = codesAt[p] ?? 0;
+      if (wantActive >= 0 && (codes >> 6) !== wantActive) return 0;
+      if ((rowsAt[2 * p + 1] ?? -1) >= start) return codes & 7;
+      let firstRow = row;
+      for (let r = prev[row] ?? -1; r >= start; r = prev[r] ?? -1) firstRow = r;
+      if (firstRow === row) return (codes >> 3) & 7;
+      return changeCode(before[firstRow] ?? -1, after[row] ?? 0);
     };
     const done = () => {
       feedReadStats.logRows += examined;
@@ -239,7 +247,7 @@ export class ChangeFeedReader {
         if ((next[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
         const p = positions[row] ?? -1;
         if (p < 0) continue;
-        const code = codeOf(row, prev[row] ?? -1);
+        const code = codeAt(p, row);
         if (code === 0) continue;
         probed++;
         if (!checkAt(p)) continue;
@@ -256,7 +264,7 @@ export class ChangeFeedReader {
         if ((next[row] ?? -1) !== -1) continue;
         const p = positions[row] ?? -1;
         if (p < 0) continue;
-        const code = codeOf(row, prev[row] ?? -1);
+        const code = codeAt(p, row);
         if (code === 0) continue;
         probed++;
         if (!checkAt(p)) continue;
@@ -266,16 +274,22 @@ export class ChangeFeedReader {
       }
     };
 
-    const candidates = filter.candidates ?? { size: columnar.cols.n, list: null, bits: null, rids: null, besides: null };
-    if (candidates.size > index.length - start) {
+    // No filter: the ads with a row held are the candidates.
+    const changed = filter.candidates ? null : this.changedPositions(held);
+    const candidates = filter.candidates ?? { size: changed?.length ?? 0, list: changed, bits: null, rids: null, besides: null };
+    // A candidate costs a few reads in position order, a row of the log a few out of order: candidates unless the
+    // log after `start` is much the shorter (a recent watermark).
+    if (candidates.size > CANDIDATES_PER_ROW * (index.length - start)) {
       walkLog(start, true);
       return done();
     }
     // Latest positions first (the newest ads, where a day's changes gather), stopping past countUpTo as a plain
     // search's count does; the page is exact when every candidate was visited.
     const besides = candidates.besides;
+    const inWindow = held.inWindow;
     const visit = (p: number): boolean => {
-      const row = latestAt[p] ?? -1;
+      if ((((inWindow[p >>> 5] ?? 0) >>> (p & 31)) & 1) === 0) return false;
+      const row = rowsAt[2 * p] ?? -1;
       if (row < start) return false;
       examined++;
       const code = codeAt(p, row);
@@ -292,7 +306,7 @@ export class ChangeFeedReader {
       for (let i = list.length - 1; i >= 0 && !stopped; i--) stopped = visit(list[i] ?? 0);
     } else if (bits) {
       for (let w = bits.length - 1; w >= 0 && !stopped; w--) {
-        let word = bits[w] ?? 0;
+        let word = (bits[w] ?? 0) & (inWindow[w] ?? 0);
         while (word !== 0 && !stopped) {
           const bit = 31 - Math.clz32(word);
           word = (word ^ (1 << bit)) >>> 0;
@@ -399,24 +413,37 @@ export class ChangeFeedReader {
     let held = this.byPosition.get(columnar);
     if (!held || held.index !== index) {
       const n = columnar.cols.n;
-      held = { index, upTo: 0, rows: new Int32Array(n).fill(-1), prevs: new Int32Array(n), own: new Uint8Array(n), positions: new Int32Array(0) };
+      held = {
+        index,
+        upTo: 0,
+        inWindow: new Uint32Array((n + 31) >>> 5),
+        rows: new Int32Array(2 * n).fill(-1),
+        codes: new Uint8Array(n),
+        positions: new Int32Array(0),
+        changed: null,
+      };
       this.byPosition.set(columnar, held);
     }
     if (held.upTo < index.length) {
       const positions = new Int32Array(index.prev.length).fill(-1);
       positions.set(held.positions.subarray(0, Math.min(held.upTo, positions.length)));
       held.positions = positions;
+      held.changed = null;
       const { next, rid, prev, before, after } = index;
+      const { rows, codes, inWindow } = held;
       for (let row = held.upTo; row < index.length; row++) {
         if ((next[row] ?? -1) !== -1) continue;
         let p = columnar.positionOf(rid[row] ?? 0);
         if (p < 0) p = columnar.positionOf(this.ridAt(index, row, columnar));
         if (p < 0) continue;
+        let first = row;
+        for (let r = prev[row] ?? -1; r >= 0; r = prev[r] ?? -1) first = r;
         const isNow = after[row] ?? 0;
-        held.rows[p] = row;
-        held.prevs[p] = prev[row] ?? -1;
-        held.own[p] = changeCode(before[row] ?? -1, isNow) | (isNow % 2 === 1 ? 8 : 0);
+        rows[2 * p] = row;
+        rows[2 * p + 1] = first;
+        codes[p] = changeCode(before[first] ?? -1, isNow) | (changeCode(before[row] ?? -1, isNow) << 3) | (isNow % 2 === 1 ? 64 : 0);
         positions[row] = p;
+        inWindow[p >>> 5] = (inWindow[p >>> 5] ?? 0) | (1 << (p & 31));
       }
       held.upTo = index.length;
     }
@@ -433,6 +460,24 @@ export class ChangeFeedReader {
     return held;
   }
 
+  /** The positions with a row held, ascending (built on first use per set of columns and rows). */
+  private changedPositions(held: RowsOfPositions): Int32Array {
+    if (held.changed) return held.changed;
+    const bits = held.inWindow;
+    const changed = new Int32Array(popcount(bits));
+    let i = 0;
+    for (let w = 0; w < bits.length; w++) {
+      let word = bits[w] ?? 0;
+      while (word !== 0) {
+        const bit = 31 - Math.clz32(word & -word);
+        word = (word ^ (1 << bit)) >>> 0;
+        changed[i++] = w * 32 + bit;
+      }
+    }
+    held.changed = changed;
+    return changed;
+  }
+
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
   private ridAt(index: FeedIndex, row: number, columnar: ColumnarAds | null): number {
     const held = index.rid[row] ?? 0;
@@ -440,7 +485,6 @@ export class ChangeFeedReader {
     const found = this.sql('SELECT a.rid AS rid FROM ad_feed f JOIN ads a ON a.id = f.id WHERE f.n = ?').get(index.first + row) as { rid: number } | undefined;
     const rid = found?.rid ?? 0;
     index.rid[row] = rid;
-    if (rid > 0) index.linkRid(rid, row);
     return rid;
   }
 
