@@ -237,6 +237,7 @@ export class FeedIndex {
 /** Rows filed under values, each value's rows chained from its latest back. */
 export class RowChains {
   private readonly latest = new Map<string, number>();
+  private readonly counts = new Map<string, number>();
   /** Per row, the previous row filed under the same value (-1: none). */
   before = new Int32Array(0);
 
@@ -245,6 +246,12 @@ export class RowChains {
     if (row >= this.before.length) this.before = grown(this.before, row + 1, int32);
     this.before[row] = this.latest.get(value) ?? -1;
     this.latest.set(value, row);
+    this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+  }
+
+  /** How many rows are filed under `value`. */
+  countOf(value: string): number {
+    return this.counts.get(value) ?? 0;
   }
 
   /** The latest row filed under `value` (-1: none). */

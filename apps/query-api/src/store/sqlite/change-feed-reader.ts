@@ -35,7 +35,7 @@ function changeCode(before: number, after: number): number {
  * `codes[p]`: bits 0-2 the change from its state before its first row to its state after its latest (CHANGES: the
  * answer for every watermark up to its first row, the oldest held included), bits 3-5 the change its latest row makes
  * alone (the answer when that row is its only one after the watermark), bit 6 whether it is active now. Per log row
- * that is its ad's latest, its position (-1: none). `changed`: the positions with a row in the window, ascending.
+ * that is its ad's latest, its position (-1: none, and for every other row). `changed`: the positions with a row in the window, ascending.
  * `inWindow`: one bit per position, set when it has a row held: small enough to stay in cache, so a candidate without
  * one (most of them) costs no read of `rows`. 9 bytes and a bit a position, 4 bytes a row: an ad is answered from
  * these alone unless its rows straddle the watermark.
@@ -206,7 +206,7 @@ export class ChangeFeedReader {
     afterRow: number,
     page: PageRows,
   ): { matched: number; ridOf: (p: number, row: number) => number } {
-    const { prev, before, after, next } = index;
+    const { prev, before, after } = index;
     const { rows: rowsAt, codes: codesAt, positions } = held;
     const checkAt = filter.checkAt ?? (() => true);
     const wantActive = query.filter.status === undefined ? -1 : query.filter.status === 'active' ? 1 : 0;
@@ -236,17 +236,17 @@ export class ChangeFeedReader {
       return { matched, ridOf };
     };
 
-    // An advertiser's or an affiliate's own rows after `start`, the latest first: fewer than the ads it has (its posting
-    // list) or the whole log after `start`. Every one is counted: the page is the earliest, met last.
+    // An advertiser's or an affiliate's own rows after `start`, the latest first, when they are fewer than the ads it has
+    // (its posting list) by CANDIDATES_PER_ROW. Every one is counted: the page is the earliest, met last.
     const ownKey = query.filter.advertiserId !== undefined ? 'advertiserId' : query.filter.webmasterId !== undefined ? 'webmasterId' : null;
-    if (ownKey) {
+    const chainRows = ownKey ? index.rowsOf[ownKey].countOf(query.filter[ownKey] ?? '') : 0;
+    if (ownKey && CANDIDATES_PER_ROW * chainRows < (filter.candidates?.size ?? Infinity)) {
       const chain = index.rowsOf[ownKey];
       const links = chain.before;
       for (let row = chain.latestOf(query.filter[ownKey] ?? ''); row >= start; row = links[row] ?? -1) {
         examined++;
-        if ((next[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
         const p = positions[row] ?? -1;
-        if (p < 0) continue;
+        if (p < 0) continue; // a later row of the same ad stands for it (or the ad is not in these columns)
         const code = codeAt(p, row);
         if (code === 0) continue;
         probed++;
@@ -261,7 +261,6 @@ export class ChangeFeedReader {
     const walkLog = (from: number, counting: boolean) => {
       for (let row = from; row < index.length; row++) {
         examined++;
-        if ((next[row] ?? -1) !== -1) continue;
         const p = positions[row] ?? -1;
         if (p < 0) continue;
         const code = codeAt(p, row);
@@ -443,6 +442,9 @@ export class ChangeFeedReader {
         rows[2 * p + 1] = first;
         codes[p] = changeCode(before[first] ?? -1, isNow) | (changeCode(before[row] ?? -1, isNow) << 3) | (isNow % 2 === 1 ? 64 : 0);
         positions[row] = p;
+        // Only an ad's latest row has a position: the row it follows no longer stands for the ad.
+        const superseded = prev[row] ?? -1;
+        if (superseded >= 0) positions[superseded] = -1;
         inWindow[p >>> 5] = (inWindow[p >>> 5] ?? 0) | (1 << (p & 31));
       }
       held.upTo = index.length;
