@@ -30,24 +30,33 @@ function changeCode(before: number, after: number): number {
 }
 
 /**
- * Per position of a set of columns, what the log held says of the ad there, read in position order by a filter's
- * candidates: `rows[2p]` its latest row (-1: none in the window), `rows[2p + 1]` its first row in the window;
- * `codes[p]`: bits 0-2 the change from its state before its first row to its state after its latest (CHANGES: the
- * answer for every watermark up to its first row, the oldest held included), bits 3-5 the change its latest row makes
- * alone (the answer when that row is its only one after the watermark), bit 6 whether it is active now. Per log row
- * that is its ad's latest, its position (-1: none, and for every other row). `changed`: the positions with a row in the window, ascending.
- * `inWindow`: one bit per position, set when it has a row held: small enough to stay in cache, so a candidate without
- * one (most of them) costs no read of `rows`. 9 bytes and a bit a position, 4 bytes a row: an ad is answered from
- * these alone unless its rows straddle the watermark.
+ * What the log held says of the ads of a set of columns, read by a filter's candidates in position order. The ads
+ * with a row held (`inWindow`: one bit per position) are ranked in position order (`rankBase[w]`: how many are before
+ * word w; `changed[rank]`: the position), and per rank: `rows[2 rank]` its latest row, `rows[2 rank + 1]` its first
+ * row held; `codes[rank]`: bits 0-2 the change from its state before its first row to its state after its latest
+ * (CHANGES: the answer for every watermark up to its first row, the oldest held included), bits 3-5 the change its
+ * latest row makes alone (the answer when that row is its only one after the watermark), bit 6 whether it is active
+ * now. Per log row that is its ad's latest, its position (-1: none, and for every other row). A candidate without a
+ * row costs one bit read from a bitset that stays in cache; one with a row, reads of small arrays in rank order. About
+ * 2 bits a position, 13 bytes an ad with rows and 4 a row: an ad is answered from these alone unless its rows straddle
+ * the watermark.
  */
 interface RowsOfPositions {
   index: FeedIndex;
   upTo: number;
   inWindow: Uint32Array;
+  rankBase: Int32Array;
+  changed: Int32Array;
   rows: Int32Array;
   codes: Uint8Array;
   positions: Int32Array;
-  changed: Int32Array | null;
+}
+
+/** Set bits in a 32-bit word. */
+function bitCount(word: number): number {
+  let v = word - ((word >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /**
@@ -171,7 +180,9 @@ export class ChangeFeedReader {
         : this.inSql(index, columnar, query, filter.check, start, afterRow, page);
     feedReadStats.heldRows = index.length;
     feedReadStats.heldBytes = index.bytes();
-    feedReadStats.positionBytes = held ? held.inWindow.byteLength + held.rows.byteLength + held.codes.byteLength + held.positions.byteLength + (held.changed?.byteLength ?? 0) : 0;
+    feedReadStats.positionBytes = held
+      ? held.inWindow.byteLength + held.rankBase.byteLength + held.changed.byteLength + held.rows.byteLength + held.codes.byteLength + held.positions.byteLength
+      : 0;
     const picked = page.rows();
     const rids = picked.map(({ p, row }) => (found.ridOf ? found.ridOf(p, row) : p));
     const docs = this.docsOf(rids);
@@ -207,7 +218,7 @@ export class ChangeFeedReader {
     page: PageRows,
   ): { matched: number; ridOf: (p: number, row: number) => number } {
     const { prev, before, after } = index;
-    const { rows: rowsAt, codes: codesAt, positions } = held;
+    const { rows: rowsAt, codes: codesAt, positions, inWindow, rankBase } = held;
     const checkAt = filter.checkAt ?? (() => true);
     const wantActive = query.filter.status === undefined ? -1 : query.filter.status === 'active' ? 1 : 0;
     const countUpTo = query.countUpTo;
@@ -221,15 +232,17 @@ export class ChangeFeedReader {
      * held when they all come after `start`, the latest row's own when it alone does, else its rows back to `start`.
      * 0: none, or not of the status asked.
      */
-    const codeAt = (p: number, row: number): number => {
-      const codes = codesAt[p] ?? 0;
-      if (wantActive >= 0 && (codes >> 6) !== wantActive) return 0;
-      if ((rowsAt[2 * p + 1] ?? -1) >= start) return codes & 7;
+    const codeAt = (rank: number, row: number): number => {
+      const codes = codesAt[rank] ?? 0;
+      if (wantActive >= 0 && codes >> 6 !== wantActive) return 0;
+      if ((rowsAt[2 * rank + 1] ?? -1) >= start) return codes & 7;
       let firstRow = row;
       for (let r = prev[row] ?? -1; r >= start; r = prev[r] ?? -1) firstRow = r;
       if (firstRow === row) return (codes >> 3) & 7;
       return changeCode(before[firstRow] ?? -1, after[row] ?? 0);
     };
+    /** The rank of a position with a row held. */
+    const rankOf = (p: number) => (rankBase[p >>> 5] ?? 0) + bitCount((inWindow[p >>> 5] ?? 0) & ((1 << (p & 31)) - 1));
     const done = () => {
       feedReadStats.logRows += examined;
       feedReadStats.adsProbed += probed;
@@ -247,7 +260,7 @@ export class ChangeFeedReader {
         examined++;
         const p = positions[row] ?? -1;
         if (p < 0) continue; // a later row of the same ad stands for it (or the ad is not in these columns)
-        const code = codeAt(p, row);
+        const code = codeAt(rankOf(p), row);
         if (code === 0) continue;
         probed++;
         if (!checkAt(p)) continue;
@@ -263,7 +276,7 @@ export class ChangeFeedReader {
         examined++;
         const p = positions[row] ?? -1;
         if (p < 0) continue;
-        const code = codeAt(p, row);
+        const code = codeAt(rankOf(p), row);
         if (code === 0) continue;
         probed++;
         if (!checkAt(p)) continue;
@@ -273,9 +286,12 @@ export class ChangeFeedReader {
       }
     };
 
-    // No filter: the ads with a row held are the candidates.
-    const changed = filter.candidates ? null : this.changedPositions(held);
-    const candidates = filter.candidates ?? { size: changed?.length ?? 0, list: changed, bits: null, rids: null, besides: null };
+    // No narrower source (no filter, or none with a posting list or words): the ads with a row held are the candidates.
+    const given = filter.candidates;
+    const candidates =
+      given && (given.list || given.bits || given.rids)
+        ? given
+        : { size: held.changed.length, list: held.changed, bits: null, rids: null, besides: given?.besides ?? null };
     // A candidate costs a few reads in position order, a row of the log a few out of order: candidates unless the
     // log after `start` is much the shorter (a recent watermark).
     if (candidates.size > CANDIDATES_PER_ROW * (index.length - start)) {
@@ -285,13 +301,15 @@ export class ChangeFeedReader {
     // Latest positions first (the newest ads, where a day's changes gather), stopping past countUpTo as a plain
     // search's count does; the page is exact when every candidate was visited.
     const besides = candidates.besides;
-    const inWindow = held.inWindow;
     const visit = (p: number): boolean => {
-      if ((((inWindow[p >>> 5] ?? 0) >>> (p & 31)) & 1) === 0) return false;
-      const row = rowsAt[2 * p] ?? -1;
+      const word = inWindow[p >>> 5] ?? 0;
+      const bit = 1 << (p & 31);
+      if ((word & bit) === 0) return false;
+      const rank = (rankBase[p >>> 5] ?? 0) + bitCount(word & (bit - 1));
+      const row = rowsAt[2 * rank] ?? -1;
       if (row < start) return false;
       examined++;
-      const code = codeAt(p, row);
+      const code = codeAt(rank, row);
       if (code === 0) return false;
       probed++;
       if (besides !== null && !besides(p)) return false;
@@ -320,8 +338,6 @@ export class ChangeFeedReader {
           break;
         }
       }
-    } else {
-      for (let p = columnar.cols.n - 1; p >= 0 && !stopped; p--) stopped = visit(p);
     }
     if (stopped) {
       // More than countUpTo: the page is the earliest rows after `after`, met first in the log.
@@ -410,44 +426,44 @@ export class ChangeFeedReader {
    */
   private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): RowsOfPositions {
     let held = this.byPosition.get(columnar);
-    if (!held || held.index !== index) {
-      const n = columnar.cols.n;
-      held = {
-        index,
-        upTo: 0,
-        inWindow: new Uint32Array((n + 31) >>> 5),
-        rows: new Int32Array(2 * n).fill(-1),
-        codes: new Uint8Array(n),
-        positions: new Int32Array(0),
-        changed: null,
-      };
-      this.byPosition.set(columnar, held);
-    }
-    if (held.upTo < index.length) {
-      const positions = new Int32Array(index.prev.length).fill(-1);
-      positions.set(held.positions.subarray(0, Math.min(held.upTo, positions.length)));
-      held.positions = positions;
-      held.changed = null;
+    // Built whole for each set of columns and rows (ranks move when a row brings an ad in): one pass over the rows.
+    if (!held || held.index !== index || held.upTo < index.length) {
+      const words = (columnar.cols.n + 31) >>> 5;
       const { next, rid, prev, before, after } = index;
-      const { rows, codes, inWindow } = held;
-      for (let row = held.upTo; row < index.length; row++) {
+      const positions = new Int32Array(index.prev.length).fill(-1);
+      const inWindow = new Uint32Array(words);
+      for (let row = 0; row < index.length; row++) {
         if ((next[row] ?? -1) !== -1) continue;
         let p = columnar.positionOf(rid[row] ?? 0);
         if (p < 0) p = columnar.positionOf(this.ridAt(index, row, columnar));
         if (p < 0) continue;
+        positions[row] = p;
+        inWindow[p >>> 5] = (inWindow[p >>> 5] ?? 0) | (1 << (p & 31));
+      }
+      const rankBase = new Int32Array(words);
+      let count = 0;
+      for (let w = 0; w < words; w++) {
+        rankBase[w] = count;
+        count += bitCount(inWindow[w] ?? 0);
+      }
+      const changed = new Int32Array(count);
+      const rows = new Int32Array(2 * count);
+      const codes = new Uint8Array(count);
+      for (let row = 0; row < index.length; row++) {
+        const p = positions[row] ?? -1;
+        if (p < 0) continue;
+        const word = inWindow[p >>> 5] ?? 0;
+        const rank = (rankBase[p >>> 5] ?? 0) + bitCount(word & ((1 << (p & 31)) - 1));
         let first = row;
         for (let r = prev[row] ?? -1; r >= 0; r = prev[r] ?? -1) first = r;
         const isNow = after[row] ?? 0;
-        rows[2 * p] = row;
-        rows[2 * p + 1] = first;
-        codes[p] = changeCode(before[first] ?? -1, isNow) | (changeCode(before[row] ?? -1, isNow) << 3) | (isNow % 2 === 1 ? 64 : 0);
-        positions[row] = p;
-        // Only an ad's latest row has a position: the row it follows no longer stands for the ad.
-        const superseded = prev[row] ?? -1;
-        if (superseded >= 0) positions[superseded] = -1;
-        inWindow[p >>> 5] = (inWindow[p >>> 5] ?? 0) | (1 << (p & 31));
+        changed[rank] = p;
+        rows[2 * rank] = row;
+        rows[2 * rank + 1] = first;
+        codes[rank] = changeCode(before[first] ?? -1, isNow) | (changeCode(before[row] ?? -1, isNow) << 3) | (isNow % 2 === 1 ? 64 : 0);
       }
-      held.upTo = index.length;
+      held = { index, upTo: index.length, inWindow, rankBase, changed, rows, codes, positions };
+      this.byPosition.set(columnar, held);
     }
     if (index.filedUpTo < index.length) {
       const { advertiser, webmaster, dicts } = columnar.cols;
@@ -460,24 +476,6 @@ export class ChangeFeedReader {
       index.filedUpTo = index.length;
     }
     return held;
-  }
-
-  /** The positions with a row held, ascending (built on first use per set of columns and rows). */
-  private changedPositions(held: RowsOfPositions): Int32Array {
-    if (held.changed) return held.changed;
-    const bits = held.inWindow;
-    const changed = new Int32Array(popcount(bits));
-    let i = 0;
-    for (let w = 0; w < bits.length; w++) {
-      let word = bits[w] ?? 0;
-      while (word !== 0) {
-        const bit = 31 - Math.clz32(word & -word);
-        word = (word ^ (1 << bit)) >>> 0;
-        changed[i++] = w * 32 + bit;
-      }
-    }
-    held.changed = changed;
-    return changed;
   }
 
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
@@ -544,7 +542,8 @@ export class ChangeFeedReader {
       return p >= 0 && checkAt(p);
     };
     const candidates = sources.reduce<Candidates | null>((best, c) => (!best || c.size < best.size ? c : best), null);
-    // No source narrower than every ad: every position is a candidate, checked by the whole filter.
+    // No source narrower than every ad: every ad is a candidate (onColumns visits those with rows), checked by the
+    // whole filter.
     return { check, checkAt, candidates: candidates ?? { ...none, size: columnar.cols.n, besides: matches } };
   }
 
