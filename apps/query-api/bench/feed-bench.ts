@@ -325,10 +325,10 @@ async function main() {
 
 /** What the feed reader held after its last call (change-feed-reader.ts feedReadStats). */
 function held(): string {
-  const { heldRows, heldBytes, positionBytes } = feedReadStats;
+  const { heldRows, heldBytes, positionBytes, lastBuildMs } = feedReadStats;
   return (
     `log held: ${heldRows.toLocaleString('en')} rows, ${(heldBytes / 1e6).toFixed(1)} MB (${(heldBytes / Math.max(1, heldRows)).toFixed(1)} B a row), ` +
-    `per-position arrays ${(positionBytes / 1e6).toFixed(1)} MB`
+    `per-position arrays ${(positionBytes / 1e6).toFixed(1)} MB (built in ${lastBuildMs.toFixed(1)} ms CPU, once per set of columns)`
   );
 }
 

@@ -13,9 +13,10 @@ import type { ColumnsState } from './live-columns';
  */
 /**
  * What feed reads examined in this thread, summed, and what the last one held in memory: the log's rows and their bytes
- * (FeedIndex), and the per-position arrays of the columns it read (the benchmark reads it: bench/feed-bench.ts).
+ * (FeedIndex), and the per-position arrays of the columns it read, with the wall time of their last build (once per
+ * set of columns: after every live batch). The benchmark reads it: bench/feed-bench.ts.
  */
-export const feedReadStats = { logRows: 0, adsProbed: 0, heldRows: 0, heldBytes: 0, positionBytes: 0 };
+export const feedReadStats = { logRows: 0, adsProbed: 0, heldRows: 0, heldBytes: 0, positionBytes: 0, lastBuildMs: 0 };
 
 /** Change codes (0: none): what the loops below carry instead of strings. */
 const CHANGES: readonly (AdChange | null)[] = [null, 'new', 'changed', 'ended', 'resumed'];
@@ -320,7 +321,14 @@ export class ChangeFeedReader {
     let stopped = false;
     const { list, bits, rids: candidateRids } = candidates;
     if (list) {
-      for (let i = list.length - 1; i >= 0 && !stopped; i--) stopped = visit(list[i] ?? 0);
+      // Most candidates have no row held: one bit tells, before anything else is read.
+      for (let i = list.length - 1; i >= 0; i--) {
+        const p = list[i] ?? 0;
+        if (((inWindow[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 && visit(p)) {
+          stopped = true;
+          break;
+        }
+      }
     } else if (bits) {
       for (let w = bits.length - 1; w >= 0 && !stopped; w--) {
         let word = (bits[w] ?? 0) & (inWindow[w] ?? 0);
@@ -428,6 +436,7 @@ export class ChangeFeedReader {
     let held = this.byPosition.get(columnar);
     // Built whole for each set of columns and rows (ranks move when a row brings an ad in): one pass over the rows.
     if (!held || held.index !== index || held.upTo < index.length) {
+      const started = process.cpuUsage();
       const words = (columnar.cols.n + 31) >>> 5;
       const { next, rid, prev, before, after } = index;
       const positions = new Int32Array(index.prev.length).fill(-1);
@@ -464,6 +473,8 @@ export class ChangeFeedReader {
       }
       held = { index, upTo: index.length, inWindow, rankBase, changed, rows, codes, positions };
       this.byPosition.set(columnar, held);
+      const spent = process.cpuUsage(started);
+      feedReadStats.lastBuildMs = (spent.user + spent.system) / 1000;
     }
     if (index.filedUpTo < index.length) {
       const { advertiser, webmaster, dicts } = columnar.cols;
