@@ -32,16 +32,8 @@ function base64urlValue(code: number): number {
 /** A row's `prev` naming no row (the ad's first logged change). Rows before the window have negative indexes too. */
 export const NO_ROW = -0x80000000;
 
-/** A log row as LOAD_ROWS reads it. */
-interface LogRow {
-  n: number;
-  seq: number;
-  prev: number | null;
-  before: string | null;
-  after: string;
-  at: string;
-  rid: number | null;
-}
+/** A log row as LOAD_ROWS reads it, as an array (no object per row: a day at 1M is 230 k of them). */
+type LogRow = [n: number, seq: number, prev: number | null, before: string | null, after: string, at: string, rid: number | null];
 
 /** The log's rows from a number up to another (excluded), each with the ad's row id now. */
 export const LOAD_ROWS = `SELECT f.n AS n, f.seq AS seq, f.prev AS prev, f.before AS before, f.after AS after, f.at AS at, a.rid AS rid
@@ -97,7 +89,8 @@ export class FeedIndex {
     const from = this.first + this.length;
     if (to <= from) return true;
     this.reserve(this.length + (to - from));
-    for (const row of statement.iterate(from, to) as Iterable<LogRow>) if (!this.append(row)) return false;
+    statement.setReturnArrays(true);
+    for (const row of statement.iterate(from, to) as unknown as Iterable<LogRow>) if (!this.append(row)) return false;
     return this.first + this.length === to;
   }
 
@@ -109,19 +102,19 @@ export class FeedIndex {
     this.rid = grown(this.rid, size, int32);
   }
 
-  private append(row: LogRow): boolean {
+  private append([n, seq, prevN, beforeState, afterState, at, rid]: LogRow): boolean {
     const i = this.length;
-    if (row.n !== this.first + i) return false;
-    const prev = row.prev === null ? NO_ROW : row.prev - this.first;
+    if (n !== this.first + i) return false;
+    const prev = prevN === null ? NO_ROW : prevN - this.first;
     this.prev[i] = prev;
     this.next[i] = -1;
-    this.before[i] = stateKey(row.before);
-    this.after[i] = stateKey(row.after);
-    this.rid[i] = row.rid ?? 0;
+    this.before[i] = stateKey(beforeState);
+    this.after[i] = stateKey(afterState);
+    this.rid[i] = rid ?? 0;
     if (prev >= 0) this.next[prev] = i;
     const last = this.batches - 1;
-    if (last < 0 || this.batchSeq[last] !== row.seq || row.at !== this.lastAtText) this.addBatch(row.seq, i, Date.parse(row.at));
-    this.lastAtText = row.at;
+    if (last < 0 || this.batchSeq[last] !== seq || at !== this.lastAtText) this.addBatch(seq, i, Date.parse(at));
+    this.lastAtText = at;
     this.length++;
     return true;
   }
