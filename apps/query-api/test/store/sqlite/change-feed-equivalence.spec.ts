@@ -99,6 +99,14 @@ describe('the change feed replayed from any watermark equals the difference of t
           expect(new Map(await feedSince(asStore(onColumns), since, filter, 7))).toEqual(expected);
           held.push(feedReadStats.heldRows);
           expect(new Map(await feedSince(asStore(inSql), since, filter, 7))).toEqual(expected);
+          // The total as a plain search's: exact up to countUpTo, else countUpTo and estimated; the page the earliest.
+          const countUpTo = 10;
+          for (const reader of [onColumns, inSql]) {
+            const result = reader.changes({ filter, since, limit: 3, countUpTo });
+            if (result.outcome !== 'page') throw new Error(`the feed answered ${result.outcome}`);
+            expect(result.count).toEqual(expected.size > countUpTo ? { total: countUpTo, estimated: true } : { total: expected.size, estimated: false });
+            expect(result.page.rows.map((r) => r.id)).toEqual((await feedSince(asStore(reader), since, filter, 50)).slice(0, 3).map(([id]) => id));
+          }
         }
       }
       // What the reader held followed the watermarks: all of the log for the oldest, a few batches' rows for the newest.
