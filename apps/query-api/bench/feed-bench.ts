@@ -36,6 +36,7 @@ import { CursorCodec } from '../src/paging/cursor-codec';
 import { DataWindowService } from '../src/paging/data-window.service';
 import { ListPager } from '../src/paging/list-pager';
 import type { AdRecord } from '../src/store/ad-store.port';
+import { FeedIndex, LOAD_ROWS } from '../src/store/sqlite/change-feed-index';
 import { feedReadStats } from '../src/store/sqlite/change-feed-reader';
 import { SqliteLiveWriter } from '../src/store/sqlite/sqlite-live-writer';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store';
@@ -219,6 +220,7 @@ async function main() {
       changing: { type: 'string' },
       limit: { type: 'string' },
       shapes: { type: 'string' },
+      week: { type: 'string' },
     },
   });
   const dir = values.store;
@@ -255,7 +257,7 @@ async function main() {
     const coldStarted = cpuUs();
     await search({ changed_since: watermark, limit: 1 });
     const heap = process.memoryUsage();
-    out(`first feed call (reads the log into memory): ${((cpuUs() - coldStarted) / 1000).toFixed(0)} ms CPU; RSS ${(heap.rss / 1e6).toFixed(0)} MB`);
+    out(`first feed call (reads the log into memory): ${((cpuUs() - coldStarted) / 1000).toFixed(0)} ms CPU; RSS ${(heap.rss / 1e6).toFixed(0)} MB; ${held()}`);
     const at = <T>(items: T[], i: number): T => items[i % items.length] as T;
     const { advertisers, webmasters, domains } = applied;
     const words = ['casino', 'loan', 'sale', 'game', 'dating'];
@@ -311,11 +313,54 @@ async function main() {
     }
     out('');
     out(`ratio feed/plain, CPU p50 (goal <= 2x): ${ratios.join('; ')}`);
+    out(`after the calls: ${held()}`);
     out(`${new Date().toISOString()} load average ${load()}`);
   } finally {
     await store.close();
+    if (values.week) out(simulatedWeek(file, Number(values.week)));
     if (values.keep || values.reuse) out(`kept ${work} (time the calls again with --reuse=${work})`);
     else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** What the feed reader held after its last call (change-feed-reader.ts feedReadStats). */
+function held(): string {
+  const { heldRows, heldBytes, positionBytes, lastBuildMs } = feedReadStats;
+  return (
+    `log held: ${heldRows.toLocaleString('en')} rows, ${(heldBytes / 1e6).toFixed(1)} MB (${(heldBytes / Math.max(1, heldRows)).toFixed(1)} B a row), ` +
+    `per-position arrays ${(positionBytes / 1e6).toFixed(1)} MB (built in ${lastBuildMs.toFixed(1)} ms CPU, once per set of columns)`
+  );
+}
+
+/**
+ * The log a reader holds for a watermark `days` old (--week=7): the applied day's log rows repeated `days` times (n,
+ * seq and prev moved on, each copy's first row of an ad naming its last row of the copy before), in a table of its
+ * own in the copy, read into a FeedIndex as the reader reads the log. Bytes held and the CPU of the read.
+ */
+function simulatedWeek(file: string, days: number): string {
+  const db = new DatabaseSync(file);
+  try {
+    const bounds = db.prepare('SELECT min(n) AS first, max(n) AS last, min(seq) AS minSeq, max(seq) AS maxSeq FROM ad_feed').get() as { first: number; last: number; minSeq: number; maxSeq: number };
+    const span = bounds.last - bounds.first + 1;
+    const seqSpan = bounds.maxSeq - bounds.minSeq + 1;
+    db.exec(`DROP TABLE IF EXISTS feed_week; DROP TABLE IF EXISTS feed_week_last;
+      CREATE TABLE feed_week (n INTEGER PRIMARY KEY, seq INTEGER NOT NULL, id TEXT NOT NULL, prev INTEGER, before TEXT, after TEXT NOT NULL, at TEXT NOT NULL);
+      CREATE TABLE feed_week_last AS SELECT id, max(n) AS n FROM ad_feed GROUP BY id; CREATE INDEX feed_week_last_id ON feed_week_last (id);`);
+    const copy = db.prepare(`INSERT INTO feed_week SELECT f.n + :k * :span, f.seq + :k * :seqSpan, f.id,
+      CASE WHEN f.prev IS NOT NULL THEN f.prev + :k * :span WHEN :k > 0 THEN l.n + (:k - 1) * :span END, f.before, f.after, f.at
+      FROM ad_feed f JOIN feed_week_last l ON l.id = f.id ORDER BY f.n`);
+    for (let k = 0; k < days; k++) copy.run({ k, span, seqSpan });
+    const index = new FeedIndex('week', bounds.first, bounds.minSeq - 1);
+    const started = cpuUs();
+    index.load(db.prepare(LOAD_ROWS.replace('FROM ad_feed f', 'FROM feed_week f')), bounds.first + days * span);
+    const cpu = cpuUs() - started;
+    return (
+      `simulated ${days} days of log (the day's ${span.toLocaleString('en')} rows ${days} times): a watermark that old holds ${index.length.toLocaleString('en')} rows, ` +
+      `${(index.bytes() / 1e6).toFixed(1)} MB (${(index.bytes() / index.length).toFixed(1)} B a row before filing per advertiser and affiliate, 8 more after, and 4 for positions), read in ${(cpu / 1e6).toFixed(1)} s CPU`
+    );
+  } finally {
+    db.exec('DROP TABLE IF EXISTS feed_week; DROP TABLE IF EXISTS feed_week_last;');
+    db.close();
   }
 }
 

@@ -28,7 +28,7 @@ const fixtureLine = (id: string): AdLine => {
 };
 
 /** Every page of the feed since `since`, as [id, change] in the order given. */
-export async function feedSince(store: AdStore, since: ChangePosition, filter: AdFilter = {}, limit = 2): Promise<[string, AdChange][]> {
+export async function feedSince(store: Pick<AdStore, 'adChanges'>, since: ChangePosition, filter: AdFilter = {}, limit = 2): Promise<[string, AdChange][]> {
   const out: [string, AdChange][] = [];
   let after: SortKey | undefined;
   for (;;) {

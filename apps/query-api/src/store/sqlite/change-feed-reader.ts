@@ -2,219 +2,62 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Ad, AdChange } from '@adintel/contracts';
 import type { AdChangesQuery, AdChangesResult, AdFilter, ChangedAd, ChangePosition } from '../ad-store.port';
 import { conditionsOf, ftsQuery } from './ad-planner';
+import { FeedIndex, firstRowAfter, LOAD_ROWS, SEQ_AT } from './change-feed-index';
 import type { ColumnarAds } from './columnar-search';
 import type { ColumnsState } from './live-columns';
 
 /**
- * The change feed's reading side (issue 36): the log the live writer keeps (change-log.ts, ad_feed) read into memory
- * forward as batches come, and "what changed since position P" answered from it against the reader's columns.
+ * The change feed's reading side (issue 36): the log the live writer keeps (change-log.ts, ad_feed) held in memory
+ * from the oldest watermark asked for lately (change-feed-index.ts), read forward as batches come, and "what changed
+ * since position P" answered from it against the reader's columns.
  */
-/** What feed reads examined in this thread, summed (the benchmark reads it: apps/query-api/bench/feed-bench.ts). */
-export const feedReadStats = { logRows: 0, adsProbed: 0 };
-
 /**
- * A visible state as a number: 48 bits of its digest, then its status in the lowest bit (1: active); -1 for none.
- * Two states with the same number are taken as equal: a change whose digest agrees with the state before it in its
- * first 48 bits is missed (about one change in 3e14).
+ * What feed reads examined in this thread, summed, and what the last one held in memory: the log's rows and their bytes
+ * (FeedIndex), and the per-position arrays of the columns it read, with the wall time of their last build (once per
+ * set of columns: after every live batch). The benchmark reads it: bench/feed-bench.ts.
  */
-function stateKey(state: string | null): number {
-  if (state === null) return -1;
-  const colon = state.indexOf(':');
-  const digest = Buffer.from(state.slice(colon + 1, colon + 9), 'base64url');
-  return digest.readUIntBE(0, 6) * 2 + (state.startsWith('active:') ? 1 : 0);
-}
+export const feedReadStats = { logRows: 0, adsProbed: 0, heldRows: 0, heldBytes: 0, positionBytes: 0, lastBuildMs: 0 };
 
-function classifyKeys(before: number, after: number): AdChange | null {
-  if (before === -1) return 'new';
-  if (before === after) return null;
+/** Change codes (0: none): what the loops below carry instead of strings. */
+const CHANGES: readonly (AdChange | null)[] = [null, 'new', 'changed', 'ended', 'resumed'];
+
+/** The change from state key `before` (-1: none) to `after` (lowest bit: active), as a code of CHANGES. */
+function changeCode(before: number, after: number): number {
+  if (before === -1) return 1;
+  if (before === after) return 0;
   const wasActive = before % 2 === 1;
-  const isActive = after % 2 === 1;
-  if (wasActive === isActive) return 'changed';
-  return wasActive ? 'ended' : 'resumed';
-}
-
-/** A growable typed array. */
-class Column<T extends Int32Array | Float64Array> {
-  constructor(
-    public data: T,
-    private readonly make: (size: number) => T,
-  ) {}
-
-  push(value: number, at: number): void {
-    if (at >= this.data.length) {
-      const grown = this.make(Math.max(1024, this.data.length * 2, at + 1));
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[at] = value;
-  }
-}
-
-const ints = () => new Column(new Int32Array(0), (size) => new Int32Array(size));
-const floats = () => new Column(new Float64Array(0), (size) => new Float64Array(size));
-
-/**
- * The change log of one store in memory, as typed arrays in change order (row i is ad_feed's n = first + i), read
- * forward as batches come: per row its batch, the same ad's rows before and after it, its states before and after,
- * when it was written, and the ad's row id at the time; and the rows per advertiser and per affiliate. About 48 bytes a
- * row.
- */
-class FeedIndex {
-  length = 0;
-  readonly seq = ints();
-  readonly prev = ints();
-  /** The same ad's next row (-1: this is its latest). */
-  readonly next = ints();
-  readonly before = floats();
-  readonly after = floats();
-  readonly at = floats();
-  /** The ad's row id when the row was read (it changes when a batch replaces the ad's row: ridAt checks). */
-  readonly rid = ints();
-  /** Row id -> the latest row read for it (a filter's posting list leads from its ads to their rows). */
-  readonly rowOfRid = ints();
-  /**
-   * Per advertiser and per affiliate, the rows of their ads as a chain from the latest back (each row filed under
-   * the ad's value when it was read with columns: a row that changes who runs the ad is filed under the new one), so
-   * a feed on one of them visits its own rows after the watermark, not every ad it has nor the whole log. 4 bytes a
-   * row each, and the latest row per value. Rows < `filedUpTo` are filed.
-   */
-  readonly rowsOf = { advertiserId: new RowChains(), webmasterId: new RowChains() };
-  filedUpTo = 0;
-
-  constructor(
-    readonly store: string,
-    /** ad_feed's n of row 0. */
-    readonly first: number,
-  ) {}
-
-  /** Reads the rows after the last one held (all of them in one pass: the join resolves each ad's row id). */
-  load(statement: StatementSync): boolean {
-    const rows = statement.iterate(this.first + this.length) as Iterable<{ n: number; seq: number; prev: number | null; before: string | null; after: string; at: string; rid: number | null }>;
-    for (const row of rows) {
-      const i = this.length;
-      // Numbers are given one after another; a gap means the log is not the one read so far.
-      if (row.n !== this.first + i) return false;
-      const prev = row.prev === null ? -1 : row.prev - this.first;
-      this.seq.push(row.seq, i);
-      this.prev.push(prev, i);
-      this.next.push(-1, i);
-      this.before.push(stateKey(row.before), i);
-      this.after.push(stateKey(row.after), i);
-      this.at.push(Date.parse(row.at), i);
-      this.rid.push(row.rid ?? 0, i);
-      if (row.rid !== null) this.linkRid(row.rid, i);
-      if (prev >= 0) this.next.data[prev] = i;
-      this.length++;
-    }
-    return true;
-  }
-
-  /** Held as row + 1: a row id never linked reads 0. */
-  linkRid(rid: number, row: number): void {
-    this.rowOfRid.push(row + 1, rid);
-  }
-
-  /** The latest row of the ad with this row id, or -1. */
-  rowOf(rid: number): number {
-    return (this.rowOfRid.data[rid] ?? 0) - 1;
-  }
-
-  /** The first row of a batch after `seq` (the length when none is). */
-  firstAfter(seq: number): number {
-    const s = this.seq.data;
-    let lo = 0;
-    let hi = this.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((s[mid] ?? 0) <= seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-}
-
-/** Rows filed under values, each value's rows chained from its latest back. */
-class RowChains {
-  private readonly latest = new Map<string, number>();
-  private readonly before = ints();
-
-  file(value: string | undefined, row: number): void {
-    if (value === undefined) return;
-    this.before.push(this.latest.get(value) ?? -1, row);
-    this.latest.set(value, row);
-  }
-
-  /** The rows filed under `value` from `start` on, the latest first. */
-  each(value: string, start: number, visit: (row: number) => void): void {
-    const before = this.before.data;
-    for (let row = this.latest.get(value) ?? -1; row >= start; row = before[row] ?? -1) visit(row);
-  }
-}
-
-/** The log's rows from a number on, each with the ad's row id now (FeedIndex.load). */
-const LOAD_ROWS = `SELECT f.n AS n, f.seq AS seq, f.prev AS prev, f.before AS before, f.after AS after, f.at AS at, a.rid AS rid
-  FROM ad_feed f LEFT JOIN ads a ON a.id = f.id WHERE f.n >= ? ORDER BY f.n`;
-
-/** Checks one ad, by its row id, against the filter. */
-type AdCheck = (rid: number) => boolean;
-
-/** The positions (in the reader's columns) of ads that hold every match of a filter, how many, and the checks left. */
-interface Candidates {
-  size: number;
-  each(visit: (p: number) => void): void;
-  /** What a candidate must still pass (null: nothing, every candidate matches). */
-  besides: ((p: number) => boolean) | null;
-}
-
-function popcount(bits: Uint32Array): number {
-  let n = 0;
-  for (let i = 0; i < bits.length; i++) {
-    let v = bits[i] ?? 0;
-    v -= (v >>> 1) & 0x55555555;
-    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return n;
-}
-
-function eachBit(bits: Uint32Array, visit: (p: number) => void): void {
-  for (let w = 0; w < bits.length; w++) {
-    let word = bits[w] ?? 0;
-    while (word !== 0) {
-      const bit = 31 - Math.clz32(word & -word);
-      word = (word ^ (1 << bit)) >>> 0;
-      visit(w * 32 + bit);
-    }
-  }
+  if (wasActive === (after % 2 === 1)) return 2;
+  return wasActive ? 3 : 4;
 }
 
 /**
- * Per position of a set of columns: the latest log row of the ad there (-1: none), that row's previous row of the
- * same ad, and the change it makes alone (OWN_CHANGES, with the status it leaves in bit 3); per log row, its position.
- * A filter's candidates come in position order, so these are read in order too: an ad whose latest row is its only
- * row after the watermark (most of them) is answered without reaching into the log, which is read out of order.
+ * What the log held says of the ads of a set of columns, read by a filter's candidates in position order. The ads
+ * with a row held (`inWindow`: one bit per position) are ranked in position order (`rankBase[w]`: how many are before
+ * word w; `changed[rank]`: the position), and per rank: `rows[2 rank]` its latest row, `rows[2 rank + 1]` its first
+ * row held; `codes[rank]`: bits 0-2 the change from its state before its first row to its state after its latest
+ * (CHANGES: the answer for every watermark up to its first row, the oldest held included), bits 3-5 the change its
+ * latest row makes alone (the answer when that row is its only one after the watermark), bit 6 whether it is active
+ * now. Per log row that is its ad's latest, its position (-1: none, and for every other row). A candidate without a
+ * row costs one bit read from a bitset that stays in cache; one with a row, reads of small arrays in rank order. About
+ * 2 bits a position, 13 bytes an ad with rows and 4 a row: an ad is answered from these alone unless its rows straddle
+ * the watermark.
  */
 interface RowsOfPositions {
   index: FeedIndex;
   upTo: number;
+  inWindow: Uint32Array;
+  rankBase: Int32Array;
+  changed: Int32Array;
   rows: Int32Array;
-  prevs: Int32Array;
-  own: Uint8Array;
+  codes: Uint8Array;
   positions: Int32Array;
 }
 
-/** The change codes of RowsOfPositions.own (0: none). */
-const OWN_CHANGES: readonly (AdChange | null)[] = [null, 'new', 'changed', 'ended', 'resumed'];
-
-function latestAt(held: RowsOfPositions, p: number, row: number): void {
-  const { index } = held;
-  const was = index.before.data[row] ?? -1;
-  const isNow = index.after.data[row] ?? 0;
-  const change = was === isNow ? null : (classifyKeys(was, isNow) ?? 'changed');
-  held.rows[p] = row;
-  held.prevs[p] = index.prev.data[row] ?? -1;
-  held.own[p] = OWN_CHANGES.indexOf(change) | (isNow % 2 === 1 ? 8 : 0);
-  if (row < held.positions.length) held.positions[row] = p;
+/** Set bits in a 32-bit word. */
+function bitCount(word: number): number {
+  let v = word - ((word >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /**
@@ -222,236 +65,416 @@ function latestAt(held: RowsOfPositions, p: number, row: number): void {
  * were offered. Kept sorted, `limit` + 1 at most (a page is small: search_ads' limit).
  */
 class PageRows {
-  private readonly held: { row: number; rid: number; change: AdChange }[] = [];
+  private readonly row: Int32Array;
+  private readonly p: Int32Array;
+  private readonly code: Uint8Array;
+  size = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number) {
+    this.row = new Int32Array(limit + 1);
+    this.p = new Int32Array(limit + 1);
+    this.code = new Uint8Array(limit + 1);
+  }
 
-  offer(row: number, rid: number, change: AdChange): void {
-    const held = this.held;
-    const last = held.at(-1);
-    if (held.length > this.limit && last && row > last.row) return;
-    let i = held.length;
-    while (i > 0 && (held[i - 1]?.row ?? 0) > row) i--;
-    held.splice(i, 0, { row, rid, change });
-    if (held.length > this.limit + 1) held.pop();
+  offer(row: number, p: number, code: number): void {
+    const cap = this.limit + 1;
+    if (this.size === cap && row > (this.row[cap - 1] ?? 0)) return;
+    let i = this.size === cap ? cap - 1 : this.size++;
+    while (i > 0 && (this.row[i - 1] ?? 0) > row) {
+      this.row[i] = this.row[i - 1] ?? 0;
+      this.p[i] = this.p[i - 1] ?? 0;
+      this.code[i] = this.code[i - 1] ?? 0;
+      i--;
+    }
+    this.row[i] = row;
+    this.p[i] = p;
+    this.code[i] = code;
+  }
+
+  clear(): void {
+    this.size = 0;
   }
 
   full(): boolean {
-    return this.held.length >= this.limit;
+    return this.size >= this.limit;
   }
 
   hasMore(): boolean {
-    return this.held.length > this.limit;
+    return this.size > this.limit;
   }
 
-  rows(): { row: number; rid: number; change: AdChange }[] {
-    return this.held.slice(0, this.limit);
+  rows(): { row: number; p: number; change: AdChange }[] {
+    const out: { row: number; p: number; change: AdChange }[] = [];
+    for (let i = 0; i < Math.min(this.size, this.limit); i++) out.push({ row: this.row[i] ?? 0, p: this.p[i] ?? 0, change: CHANGES[this.code[i] ?? 0] ?? 'changed' });
+    return out;
   }
 }
+
+/** How many candidates the feed visits rather than one row of the log after the watermark (see onColumns). */
+const CANDIDATES_PER_ROW = 8;
+
+/** How long the rows of a watermark stay held after it was last asked for (then the window moves up to the next). */
+const WINDOW_HELD_MS = 60 * 60 * 1000;
 
 /** The reader's side: the store's position, and the feed since an earlier one. */
 export class ChangeFeedReader {
   private index: FeedIndex | null = null;
   /** Statements prepared once (a feed call runs several small ones; preparing each anew cost more than running it). */
   private readonly statements = new Map<string, StatementSync>();
+  private logExists = false;
+  /** The oldest watermark (seq) asked for in this period of WINDOW_HELD_MS and in the one before it. */
+  private readonly use = { started: 0, oldest: Infinity, before: Infinity };
+  private readonly byPosition = new WeakMap<ColumnarAds, RowsOfPositions>();
 
-  /** `columns`: the reader's ad columns, to check filters on (without them each ad is checked in SQL). */
+  /**
+   * `columns`: the reader's ad columns, to check filters on (without them each ad is checked in SQL). `heldMs`: how
+   * long rows stay held after the oldest watermark that needs them was last asked for (tests shorten it).
+   */
   constructor(
     private readonly db: DatabaseSync,
     private readonly columns: { current(): ColumnsState | null } | null = null,
+    private readonly heldMs = WINDOW_HELD_MS,
+    private readonly now: () => number = Date.now,
   ) {}
 
   position(): ChangePosition {
-    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('columns_base', 'seq')").all() as { key: string; value: string }[];
+    const { store, seq } = this.meta();
+    return { store, seq };
+  }
+
+  private meta(): { store: string; seq: number; feedFrom: number | null } {
+    const rows = this.sql("SELECT key, value FROM meta WHERE key IN ('columns_base', 'seq', 'feed_from')").all() as { key: string; value: string }[];
     const meta = new Map(rows.map((r) => [r.key, r.value]));
-    return { store: meta.get('columns_base') ?? '', seq: Number(meta.get('seq') ?? '0') };
+    const feedFrom = meta.get('feed_from');
+    return { store: meta.get('columns_base') ?? '', seq: Number(meta.get('seq') ?? '0'), feedFrom: feedFrom === undefined ? null : Number(feedFrom) };
   }
 
   /**
    * The ads matching the filter whose visible state changed after `since`, in change order: each ad's latest row after
    * it (in memory), classified against the first of its rows after `since` and checked against the filter on the
-   * columns, found by the fewest of: the log's rows after `since`, the filter's candidates (by position), or an
-   * advertiser's or affiliate's own rows (RowChains). The count is of the whole feed (up to countUpTo), whatever page
+   * columns. Found by one of: an advertiser's or affiliate's own rows (RowChains); the filter's candidates (a posting
+   * list, the words' bits, every position), latest positions first, counting up to countUpTo + 1 as a plain search
+   * counts (then the page from the log in change order); or the log's rows after `since` in change order, when they
+   * are fewer than the candidates. The count is of the whole feed (up to countUpTo, then estimated), whatever page
    * `after` asks for, as search_ads' total is of every match: the same on every page.
    */
   changes(query: AdChangesQuery): AdChangesResult {
-    const position = this.position();
+    const meta = this.meta();
+    const position = { store: meta.store, seq: meta.seq };
     if (query.since.store !== position.store || query.since.seq > position.seq) return { outcome: 'foreign' };
-    const from = this.sql("SELECT value FROM meta WHERE key = 'feed_from'").get() as { value: string } | undefined;
     // No log yet: no live batch since the load, so the position is the load's and nothing can be missing.
-    if (from && query.since.seq < Number(from.value)) return { outcome: 'expired' };
+    if (meta.feedFrom !== null && query.since.seq < meta.feedFrom) return { outcome: 'expired' };
     const empty: AdChangesResult = { outcome: 'page', page: { rows: [], hasMore: false, lastKey: null }, count: { total: 0, estimated: false }, position };
     if (!this.hasLog() || query.since.seq === position.seq) return empty;
-    const index = this.current(position.store);
+    const index = this.current(position, query.since.seq, meta.feedFrom ?? 0);
     const state = this.columns?.current() ?? null;
     const columnar = state?.columnar ?? null;
     const filter = this.checkFor(query.filter, state);
     if (filter === null) return empty;
-    const { check, checkAt, candidates } = filter;
-    const wantActive = query.filter.status === undefined ? null : query.filter.status === 'active';
-    const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const start = index.firstAfter(query.since.seq);
-    const { next, prev, before, after, at } = index;
-    const nexts = next.data;
-    const prevs = prev.data;
-    const befores = before.data;
-    const afters = after.data;
-    /** The change of the ad whose latest row is `row` since `start` (null: none, or not of the status asked). */
-    const changeOf = (row: number): AdChange | null => {
-      let firstRow = row;
-      for (let p = prevs[row] ?? -1; p >= start; p = prevs[p] ?? -1) firstRow = p;
-      const isNow = afters[row] ?? 0;
-      const was = befores[firstRow] ?? -1;
-      if (was === isNow) return null; // as it was: no change
-      // The status the ad has now: active only while its last sighting is the data's day.
-      if (wantActive !== null && (isNow % 2 === 1) !== wantActive) return null;
-      return classifyKeys(was, isNow) ?? 'changed';
-    };
+    const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const page = new PageRows(query.limit);
-    let matched = 0;
-    let examined = 0;
-    let probed = 0;
-    // An advertiser's or an affiliate's own rows after `since` (the latest first; the page keeps the earliest): fewer
-    // than the ads it has (a filter's posting list) or the whole log after `since` (one day's: 2-15% of them here).
-    const ownKey = query.filter.advertiserId !== undefined ? 'advertiserId' : query.filter.webmasterId !== undefined ? 'webmasterId' : null;
-    const own = columnar && checkAt && ownKey ? ownKey : null;
-    if (own && columnar && checkAt) {
-      const positionOfRow = this.rowsByPosition(columnar, index).positions;
-      const rids = columnar.cols.rid;
-      // Matches come latest first: the page takes them in change order (each offer past a full page is then a compare).
-      const found: { row: number; p: number; change: AdChange }[] = [];
-      index.rowsOf[own].each(query.filter[own] ?? '', start, (row) => {
-        examined++;
-        if ((nexts[row] ?? -1) !== -1) return; // a later row of the same ad stands for it
-        const p = positionOfRow[row] ?? -1;
-        if (p < 0) return;
-        const change = changeOf(row);
-        if (change === null) return;
-        probed++;
-        if (!checkAt(p)) return;
-        matched++;
-        if (row > afterRow) found.push({ row, p, change });
-      });
-      for (let i = found.length - 1; i >= 0; i--) {
-        const { row, p, change } = found[i] as (typeof found)[number];
-        page.offer(row, rids[p] ?? 0, change);
-      }
-    }
-    if (own) {
-      // answered above
-    } else if (candidates && columnar && candidates.size < index.length - start) {
-      // Fewer candidates than log rows after `since`: each candidate's latest row, read by its position, in the
-      // posting list's order; the page keeps the earliest rows in change order as they come (no sort, no marks).
-      const { rows: byPosition, prevs: prevOf, own } = this.rowsByPosition(columnar, index);
-      const visitCheck = candidates.besides;
-      const rids = columnar.cols.rid;
-      candidates.each((p) => {
-        const row = byPosition[p] ?? -1;
-        if (row < start) return;
-        examined++;
-        let change: AdChange | null;
-        if ((prevOf[p] ?? -1) < start) {
-          // Its only row after `since`: the change that row makes alone.
-          const code = own[p] ?? 0;
-          change = OWN_CHANGES[code & 7] ?? null;
-          if (wantActive !== null && (code & 8) !== 0 !== wantActive) change = null;
-        } else change = changeOf(row);
-        if (change === null) return;
-        probed++;
-        if (visitCheck && !visitCheck(p)) return;
-        matched++;
-        if (row > afterRow) page.offer(row, rids[p] ?? 0, change);
-      });
-    } else {
-      // The log's rows after `since`, in change order; with a filter on the columns, each row's ad by its position.
-      const positionOfRow = checkAt && columnar ? this.rowsByPosition(columnar, index).positions : null;
-      for (let row = start; row < index.length; row++) {
-        examined++;
-        if ((nexts[row] ?? -1) !== -1) continue; // a later row of the same ad stands for it
-        const change = changeOf(row);
-        if (change === null) continue;
-        probed++;
-        let rid = 0;
-        if (positionOfRow && checkAt && columnar) {
-          const p = positionOfRow[row] ?? -1;
-          if (p < 0 || !checkAt(p)) continue;
-          rid = columnar.cols.rid[p] ?? 0;
-        } else {
-          // Without a filter the row id is needed only for the rows a page shows.
-          if (check || (row > afterRow && !page.full())) rid = this.ridAt(index, row, columnar);
-          if (check && !check(rid)) continue;
-        }
-        matched++;
-        if (row > afterRow) page.offer(row, rid, change);
-        if (page.hasMore() && matched > query.countUpTo) break;
-      }
-    }
+    const held = columnar && filter.checkAt ? this.rowsByPosition(columnar, index) : null;
+    const found =
+      columnar && held
+        ? this.onColumns(index, held, columnar, query, filter, start, afterRow, page)
+        : this.inSql(index, columnar, query, filter.check, start, afterRow, page);
+    feedReadStats.heldRows = index.length;
+    feedReadStats.heldBytes = index.bytes();
+    feedReadStats.positionBytes = held
+      ? held.inWindow.byteLength + held.rankBase.byteLength + held.changed.byteLength + held.rows.byteLength + held.codes.byteLength + held.positions.byteLength
+      : 0;
     const picked = page.rows();
-    const hasMore = page.hasMore();
-    feedReadStats.logRows += examined;
-    feedReadStats.adsProbed += probed;
-    const docs = this.docsOf(picked.map((p) => p.rid));
+    const rids = picked.map(({ p, row }) => (found.ridOf ? found.ridOf(p, row) : p));
+    const docs = this.docsOf(rids);
     const rows: ChangedAd[] = [];
     let lastKey: { value: number; id: string } | null = null;
-    for (const p of picked) {
-      const doc = docs.get(p.rid);
+    for (const [i, p] of picked.entries()) {
+      const doc = docs.get(rids[i] ?? 0);
       if (!doc) continue;
       const { media: _media, ...ad } = JSON.parse(doc) as Ad & { media?: unknown };
       // The stored doc keeps the status of its last sighting; an ad the day moved past has ended since.
-      const status = (after.data[p.row] ?? 0) % 2 === 1 ? 'active' : 'inactive';
-      rows.push({ ...ad, status_today: status, change: p.change, changed_at: new Date(at.data[p.row] ?? 0).toISOString() });
+      const status = (index.after[p.row] ?? 0) % 2 === 1 ? 'active' : 'inactive';
+      rows.push({ ...ad, status_today: status, change: p.change, changed_at: new Date(index.atOf(p.row)).toISOString() });
       lastKey = { value: index.first + p.row, id: ad.id };
     }
+    const matched = found.matched;
     const count = matched > query.countUpTo ? { total: query.countUpTo, estimated: true } : { total: matched, estimated: false };
-    return { outcome: 'page', page: { rows, hasMore, lastKey }, count, position };
+    return { outcome: 'page', page: { rows, hasMore: page.hasMore(), lastKey }, count, position };
   }
 
-  /** The log in memory, read forward to this snapshot; read anew for another store, or once most of it has expired. */
-  private current(store: string): FeedIndex {
-    const bounds = this.sql("SELECT min(n) AS first, (SELECT seq FROM sqlite_sequence WHERE name = 'ad_feed') AS last FROM ad_feed").get() as {
+  /**
+   * The feed on the columns: `page` filled, and the matches counted (up to countUpTo + 1 where the source allows it).
+   * Every loop reads typed arrays: per candidate its latest row (in position order), the change that row makes alone
+   * when it is the ad's only row after `start`, else the ad's rows back to `start`.
+   */
+  private onColumns(
+    index: FeedIndex,
+    held: RowsOfPositions,
+    columnar: ColumnarAds,
+    query: AdChangesQuery,
+    filter: { checkAt: ((p: number) => boolean) | null; candidates: Candidates | null },
+    start: number,
+    afterRow: number,
+    page: PageRows,
+  ): { matched: number; ridOf: (p: number, row: number) => number } {
+    const { prev, before, after } = index;
+    const { rows: rowsAt, codes: codesAt, positions, inWindow, rankBase } = held;
+    const checkAt = filter.checkAt ?? (() => true);
+    const wantActive = query.filter.status === undefined ? -1 : query.filter.status === 'active' ? 1 : 0;
+    const countUpTo = query.countUpTo;
+    const rids = columnar.cols.rid;
+    const ridOf = (p: number) => rids[p] ?? 0;
+    let examined = 0;
+    let probed = 0;
+    let matched = 0;
+    /**
+     * The change since `start` of the ad at position p whose latest row is `row` (>= start): the net change of its rows
+     * held when they all come after `start`, the latest row's own when it alone does, else its rows back to `start`.
+     * 0: none, or not of the status asked.
+     */
+    const codeAt = (rank: number, row: number): number => {
+      const codes = codesAt[rank] ?? 0;
+      if (wantActive >= 0 && codes >> 6 !== wantActive) return 0;
+      if ((rowsAt[2 * rank + 1] ?? -1) >= start) return codes & 7;
+      let firstRow = row;
+      for (let r = prev[row] ?? -1; r >= start; r = prev[r] ?? -1) firstRow = r;
+      if (firstRow === row) return (codes >> 3) & 7;
+      return changeCode(before[firstRow] ?? -1, after[row] ?? 0);
+    };
+    /** The rank of a position with a row held. */
+    const rankOf = (p: number) => (rankBase[p >>> 5] ?? 0) + bitCount((inWindow[p >>> 5] ?? 0) & ((1 << (p & 31)) - 1));
+    const done = () => {
+      feedReadStats.logRows += examined;
+      feedReadStats.adsProbed += probed;
+      return { matched, ridOf };
+    };
+
+    // An advertiser's or an affiliate's own rows after `start`, the latest first, when they are fewer than the ads it has
+    // (its posting list) by CANDIDATES_PER_ROW. Every one is counted: the page is the earliest, met last.
+    const ownKey = query.filter.advertiserId !== undefined ? 'advertiserId' : query.filter.webmasterId !== undefined ? 'webmasterId' : null;
+    const chainRows = ownKey ? index.rowsOf[ownKey].countOf(query.filter[ownKey] ?? '') : 0;
+    if (ownKey && CANDIDATES_PER_ROW * chainRows < (filter.candidates?.size ?? Infinity)) {
+      const chain = index.rowsOf[ownKey];
+      const links = chain.before;
+      for (let row = chain.latestOf(query.filter[ownKey] ?? ''); row >= start; row = links[row] ?? -1) {
+        examined++;
+        const p = positions[row] ?? -1;
+        if (p < 0) continue; // a later row of the same ad stands for it (or the ad is not in these columns)
+        const code = codeAt(rankOf(p), row);
+        if (code === 0) continue;
+        probed++;
+        if (!checkAt(p)) continue;
+        matched++;
+        if (row > afterRow) page.offer(row, p, code);
+      }
+      return done();
+    }
+
+    /** The log's rows after `from` in change order, until the page is full and (when `counting`) countUpTo is passed. */
+    const walkLog = (from: number, counting: boolean) => {
+      for (let row = from; row < index.length; row++) {
+        examined++;
+        const p = positions[row] ?? -1;
+        if (p < 0) continue;
+        const code = codeAt(rankOf(p), row);
+        if (code === 0) continue;
+        probed++;
+        if (!checkAt(p)) continue;
+        if (counting) matched++;
+        if (row > afterRow) page.offer(row, p, code);
+        if (page.hasMore() && (!counting || matched > countUpTo)) break;
+      }
+    };
+
+    // No narrower source (no filter, or none with a posting list or words): the ads with a row held are the candidates.
+    const given = filter.candidates;
+    const candidates =
+      given && (given.list || given.bits || given.rids)
+        ? given
+        : { size: held.changed.length, list: held.changed, bits: null, rids: null, besides: given?.besides ?? null };
+    // A candidate costs a few reads in position order, a row of the log a few out of order: candidates unless the
+    // log after `start` is much the shorter (a recent watermark).
+    if (candidates.size > CANDIDATES_PER_ROW * (index.length - start)) {
+      walkLog(start, true);
+      return done();
+    }
+    // Latest positions first (the newest ads, where a day's changes gather), stopping past countUpTo as a plain
+    // search's count does; the page is exact when every candidate was visited.
+    const besides = candidates.besides;
+    const visit = (p: number): boolean => {
+      const word = inWindow[p >>> 5] ?? 0;
+      const bit = 1 << (p & 31);
+      if ((word & bit) === 0) return false;
+      const rank = (rankBase[p >>> 5] ?? 0) + bitCount(word & (bit - 1));
+      const row = rowsAt[2 * rank] ?? -1;
+      if (row < start) return false;
+      examined++;
+      const code = codeAt(rank, row);
+      if (code === 0) return false;
+      probed++;
+      if (besides !== null && !besides(p)) return false;
+      matched++;
+      if (row > afterRow) page.offer(row, p, code);
+      return matched > countUpTo;
+    };
+    let stopped = false;
+    const { list, bits, rids: candidateRids } = candidates;
+    if (list) {
+      // Most candidates have no row held: one bit tells, before anything else is read.
+      for (let i = list.length - 1; i >= 0; i--) {
+        const p = list[i] ?? 0;
+        if (((inWindow[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0 && visit(p)) {
+          stopped = true;
+          break;
+        }
+      }
+    } else if (bits) {
+      for (let w = bits.length - 1; w >= 0 && !stopped; w--) {
+        let word = (bits[w] ?? 0) & (inWindow[w] ?? 0);
+        while (word !== 0 && !stopped) {
+          const bit = 31 - Math.clz32(word);
+          word = (word ^ (1 << bit)) >>> 0;
+          stopped = visit(w * 32 + bit);
+        }
+      }
+    } else if (candidateRids) {
+      for (const rid of candidateRids) {
+        const p = columnar.positionOf(rid);
+        if (p >= 0 && visit(p)) {
+          stopped = true;
+          break;
+        }
+      }
+    }
+    if (stopped) {
+      // More than countUpTo: the page is the earliest rows after `after`, met first in the log.
+      page.clear();
+      walkLog(Math.max(start, afterRow + 1), false);
+    }
+    return done();
+  }
+
+  /** Without columns: the log's rows after `start` in change order, each ad checked in SQL by its row id. */
+  private inSql(
+    index: FeedIndex,
+    columnar: ColumnarAds | null,
+    query: AdChangesQuery,
+    check: AdCheck | undefined,
+    start: number,
+    afterRow: number,
+    page: PageRows,
+  ): { matched: number; ridOf: (p: number, row: number) => number } {
+    const { prev, before, after, next } = index;
+    const wantActive = query.filter.status === undefined ? -1 : query.filter.status === 'active' ? 1 : 0;
+    let matched = 0;
+    let examined = 0;
+    for (let row = start; row < index.length; row++) {
+      examined++;
+      if ((next[row] ?? -1) !== -1) continue;
+      let firstRow = row;
+      for (let p = prev[row] ?? -1; p >= start; p = prev[p] ?? -1) firstRow = p;
+      const isNow = after[row] ?? 0;
+      if (wantActive >= 0 && isNow % 2 !== wantActive) continue;
+      const code = changeCode(before[firstRow] ?? -1, isNow);
+      if (code === 0) continue;
+      if (check && !check(this.ridAt(index, row, columnar))) continue;
+      matched++;
+      if (row > afterRow) page.offer(row, row, code);
+      if (page.hasMore() && matched > query.countUpTo) break;
+    }
+    feedReadStats.logRows += examined;
+    // Rows stand for their ads here: the row id is looked up for the page's rows only.
+    return { matched, ridOf: (_p, row) => this.ridAt(index, row, columnar) };
+  }
+
+  /**
+   * The log in memory, covering every batch after `sinceSeq` and read forward to this snapshot: reaching back to an
+   * older watermark reads only the rows before those held; rows no watermark asked for in the last period or two of
+   * `heldMs` (or expired) are let go. Read anew for another store.
+   */
+  private current(position: ChangePosition, sinceSeq: number, feedFrom: number): FeedIndex {
+    const now = this.now();
+    const use = this.use;
+    let index = this.index && this.index.store === position.store ? this.index : null;
+    if (now - use.started >= this.heldMs) {
+      use.before = use.oldest;
+      use.oldest = Infinity;
+      use.started = now;
+      const keepAfter = Math.max(feedFrom, Math.min(use.before, sinceSeq));
+      if (index && keepAfter > index.coveredSeq && Number.isFinite(keepAfter)) index = index.dropThrough(Math.min(keepAfter, position.seq));
+    }
+    use.oldest = Math.min(use.oldest, sinceSeq);
+    if (index && index.readTo === position.seq && sinceSeq >= index.coveredSeq) return (this.index = index);
+    const bounds = this.sql('SELECT (SELECT min(n) FROM ad_feed) AS first, (SELECT max(n) FROM ad_feed) AS last').get() as {
       first: number | null;
       last: number | null;
     };
-    // An empty log (every row expired) starts where the next row will.
-    const first = bounds.first ?? (bounds.last ?? 0) + 1;
-    let index = this.index;
-    const mostlyExpired = index !== null && first - index.first > index.length / 2;
-    if (!index || index.store !== store || first < index.first || mostlyExpired || !index.load(this.sql(LOAD_ROWS))) {
-      index = new FeedIndex(store, first);
-      if (!index.load(this.sql(LOAD_ROWS))) throw new Error('the change log changed while it was read');
+    const first = bounds.first ?? 1;
+    const last = bounds.last ?? 0;
+    const firstOf = (seq: number) => Math.max(first, firstRowAfter(this.sql(SEQ_AT), first, last, seq));
+    if (index && sinceSeq < index.coveredSeq) {
+      const older = new FeedIndex(position.store, firstOf(sinceSeq), sinceSeq);
+      index = older.load(this.sql(LOAD_ROWS), index.first) ? index.prepend(older) : null;
     }
+    if (index && !index.load(this.sql(LOAD_ROWS), last + 1)) index = null;
+    if (!index) {
+      index = new FeedIndex(position.store, firstOf(sinceSeq), sinceSeq);
+      if (!index.load(this.sql(LOAD_ROWS), last + 1)) throw new Error('the change log changed while it was read');
+    }
+    index.readTo = position.seq;
     this.index = index;
     return index;
   }
 
   /**
-   * Per position of these columns, the latest log row of the ad there (-1: none): built once per set of columns (a
-   * pass over every ad, like the columns' own indexes after a batch), then brought forward with the rows read since,
-   * so a filter's candidates find their rows in position order rather than by row id all over memory.
+   * Per position of these columns, the latest log row of the ad there (-1: none): built once per set of columns from
+   * the rows held (each ad's latest row, placed by its row id), then brought forward with the rows read since, so a
+   * filter's candidates find their rows in position order rather than by row id all over memory.
    */
   private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): RowsOfPositions {
     let held = this.byPosition.get(columnar);
-    if (!held || held.index !== index) {
-      const n = columnar.cols.n;
-      held = { index, upTo: 0, rows: new Int32Array(n).fill(-1), prevs: new Int32Array(n), own: new Uint8Array(n), positions: new Int32Array(0) };
-      held.positions = new Int32Array(index.length).fill(-1);
-      const rids = columnar.cols.rid;
-      for (let p = 0; p < n; p++) {
-        const row = index.rowOf(rids[p] ?? 0);
-        if (row >= 0) latestAt(held, p, row);
+    // Built whole for each set of columns and rows (ranks move when a row brings an ad in): one pass over the rows.
+    if (!held || held.index !== index || held.upTo < index.length) {
+      const started = process.cpuUsage();
+      const words = (columnar.cols.n + 31) >>> 5;
+      const { next, rid, prev, before, after } = index;
+      const positions = new Int32Array(index.prev.length).fill(-1);
+      const inWindow = new Uint32Array(words);
+      for (let row = 0; row < index.length; row++) {
+        if ((next[row] ?? -1) !== -1) continue;
+        let p = columnar.positionOf(rid[row] ?? 0);
+        if (p < 0) p = columnar.positionOf(this.ridAt(index, row, columnar));
+        if (p < 0) continue;
+        positions[row] = p;
+        inWindow[p >>> 5] = (inWindow[p >>> 5] ?? 0) | (1 << (p & 31));
       }
-      held.upTo = index.length;
+      const rankBase = new Int32Array(words);
+      let count = 0;
+      for (let w = 0; w < words; w++) {
+        rankBase[w] = count;
+        count += bitCount(inWindow[w] ?? 0);
+      }
+      const changed = new Int32Array(count);
+      const rows = new Int32Array(2 * count);
+      const codes = new Uint8Array(count);
+      for (let row = 0; row < index.length; row++) {
+        const p = positions[row] ?? -1;
+        if (p < 0) continue;
+        const word = inWindow[p >>> 5] ?? 0;
+        const rank = (rankBase[p >>> 5] ?? 0) + bitCount(word & ((1 << (p & 31)) - 1));
+        let first = row;
+        for (let r = prev[row] ?? -1; r >= 0; r = prev[r] ?? -1) first = r;
+        const isNow = after[row] ?? 0;
+        changed[rank] = p;
+        rows[2 * rank] = row;
+        rows[2 * rank + 1] = first;
+        codes[rank] = changeCode(before[first] ?? -1, isNow) | (changeCode(before[row] ?? -1, isNow) << 3) | (isNow % 2 === 1 ? 64 : 0);
+      }
+      held = { index, upTo: index.length, inWindow, rankBase, changed, rows, codes, positions };
       this.byPosition.set(columnar, held);
-    }
-    if (held.upTo < index.length) {
-      const positions = new Int32Array(index.length).fill(-1);
-      positions.set(held.positions.subarray(0, Math.min(held.upTo, positions.length)));
-      held.positions = positions;
-      for (let row = held.upTo; row < index.length; row++) {
-        const p = columnar.positionOf(index.rid.data[row] ?? 0);
-        if (p >= 0) latestAt(held, p, row);
-      }
-      held.upTo = index.length;
+      const spent = process.cpuUsage(started);
+      feedReadStats.lastBuildMs = (spent.user + spent.system) / 1000;
     }
     if (index.filedUpTo < index.length) {
       const { advertiser, webmaster, dicts } = columnar.cols;
@@ -466,16 +489,13 @@ export class ChangeFeedReader {
     return held;
   }
 
-  private readonly byPosition = new WeakMap<ColumnarAds, RowsOfPositions>();
-
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */
   private ridAt(index: FeedIndex, row: number, columnar: ColumnarAds | null): number {
-    const held = index.rid.data[row] ?? 0;
+    const held = index.rid[row] ?? 0;
     if (held > 0 && (columnar ? columnar.positionOf(held) >= 0 : true)) return held;
-    const found = this.db.prepare('SELECT a.rid AS rid FROM ad_feed f JOIN ads a ON a.id = f.id WHERE f.n = ?').get(index.first + row) as { rid: number } | undefined;
+    const found = this.sql('SELECT a.rid AS rid FROM ad_feed f JOIN ads a ON a.id = f.id WHERE f.n = ?').get(index.first + row) as { rid: number } | undefined;
     const rid = found?.rid ?? 0;
-    index.rid.data[row] = rid;
-    if (rid > 0) index.linkRid(rid, row);
+    index.rid[row] = rid;
     return rid;
   }
 
@@ -490,8 +510,8 @@ export class ChangeFeedReader {
     state: ColumnsState | null,
   ): { check: AdCheck | undefined; checkAt: ((p: number) => boolean) | null; candidates: Candidates | null } | null {
     const { status: _status, words: wanted, ...rest } = filter;
-    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, checkAt: null, candidates: null };
     const columnar = state?.columnar;
+    if (!wanted?.length && !Object.keys(rest).length) return { check: undefined, checkAt: columnar ? () => true : null, candidates: null };
     if (!state || !columnar || (filter.landingDomain && !columnar.servesHosts)) {
       const conditions = conditionsOf({ ...rest, ...(wanted ? { words: wanted } : {}) }, null);
       const statement = this.db.prepare(`SELECT 1 FROM ads WHERE ads.rid = ? AND ${conditions.sql}`);
@@ -502,7 +522,8 @@ export class ChangeFeedReader {
     if (!compiled) return null;
     const { matches, postings, besides } = compiled;
     const sources: Candidates[] = [];
-    let inWords: ((rid: number, p: number) => boolean) | null = null;
+    const none = { list: null, bits: null, rids: null };
+    let inWords: ((p: number) => boolean) | null = null;
     if (wanted?.length) {
       const each = wanted.map((w) => state.wordBits.get(w));
       if (each.every((b) => b !== undefined)) {
@@ -510,34 +531,31 @@ export class ChangeFeedReader {
         const bits = first ? first.slice() : new Uint32Array(0);
         for (const other of more) for (let i = 0; i < bits.length; i++) bits[i] = (bits[i] ?? 0) & (other[i] ?? 0);
         const has = (p: number) => ((bits[p >>> 5] ?? 0) & (1 << (p & 31))) !== 0;
-        inWords = (_rid, p) => has(p);
-        sources.push({ size: popcount(bits), each: (visit) => eachBit(bits, visit), besides: others ? matches : null });
-        if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides: besides ? (p) => besides(p) && has(p) : has });
+        inWords = has;
+        sources.push({ ...none, size: popcount(bits), bits, besides: others ? matches : null });
+        if (postings) sources.push({ ...none, size: postings.length, list: postings, besides: besides ? (p) => besides(p) && has(p) : has });
       } else {
         const statement = this.db.prepare('SELECT rowid FROM ads_fts WHERE ads_fts MATCH ?');
         const found = new Set((statement.all(ftsQuery(wanted)) as { rowid: number }[]).map((r) => r.rowid));
-        inWords = (rid) => found.has(rid);
-        const each = (visit: (p: number) => void) =>
-          found.forEach((rid) => {
-            const p = columnar.positionOf(rid);
-            if (p >= 0) visit(p);
-          });
-        sources.push({ size: found.size, each, besides: others ? matches : null });
         const rids = columnar.cols.rid;
-        if (postings) sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides: (p) => (!besides || besides(p)) && found.has(rids[p] ?? 0) });
+        const has = (p: number) => found.has(rids[p] ?? 0);
+        inWords = has;
+        sources.push({ ...none, size: found.size, rids: found, besides: others ? matches : null });
+        if (postings) sources.push({ ...none, size: postings.length, list: postings, besides: (p) => (!besides || besides(p)) && has(p) });
       }
     } else if (postings) {
-      sources.push({ size: postings.length, each: (visit) => postings.forEach(visit), besides });
+      sources.push({ ...none, size: postings.length, list: postings, besides });
     }
     const inWordsNow = inWords;
-    const rids = columnar.cols.rid;
-    const checkAt = (p: number) => matches(p) && (!inWordsNow || inWordsNow(rids[p] ?? 0, p));
+    const checkAt = inWordsNow ? (p: number) => matches(p) && inWordsNow(p) : matches;
     const check = (rid: number) => {
       const p = columnar.positionOf(rid);
       return p >= 0 && checkAt(p);
     };
     const candidates = sources.reduce<Candidates | null>((best, c) => (!best || c.size < best.size ? c : best), null);
-    return { check, checkAt, candidates };
+    // No source narrower than every ad: every ad is a candidate (onColumns visits those with rows), checked by the
+    // whole filter.
+    return { check, checkAt, candidates: candidates ?? { ...none, size: columnar.cols.n, besides: matches } };
   }
 
   private sql(text: string): StatementSync {
@@ -549,16 +567,45 @@ export class ChangeFeedReader {
     return statement;
   }
 
+  /** Whether the store has a log of this layout (once it has, it keeps it: the writer only drops an older layout). */
   private hasLog(): boolean {
-    return this.sql("SELECT 1 FROM pragma_table_info('ad_feed') WHERE name = 'prev'").get() !== undefined;
+    this.logExists ||= this.sql("SELECT 1 FROM pragma_table_info('ad_feed') WHERE name = 'prev'").get() !== undefined;
+    return this.logExists;
   }
 
   private docsOf(rids: number[]): Map<number, string> {
     if (!rids.length) return new Map();
-    const rows = this.db.prepare(`SELECT rid, doc FROM ad_docs WHERE rid IN (${rids.map(() => '?').join(',')})`).all(...rids) as {
+    const rows = this.sql(`SELECT rid, doc FROM ad_docs WHERE rid IN (${rids.map(() => '?').join(',')})`).all(...rids) as {
       rid: number;
       doc: string;
     }[];
     return new Map(rows.map((r) => [r.rid, r.doc]));
   }
+}
+
+/** Checks one ad, by its row id, against the filter. */
+type AdCheck = (rid: number) => boolean;
+
+/**
+ * Ads that hold every match of a filter, as one of: positions ascending (a posting list), a bitset over positions (the
+ * words), row ids (the text index), or every position (all null); how many; and what a candidate must still pass
+ * (null: nothing, every candidate matches).
+ */
+interface Candidates {
+  size: number;
+  list: Int32Array | null;
+  bits: Uint32Array | null;
+  rids: Set<number> | null;
+  besides: ((p: number) => boolean) | null;
+}
+
+function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < bits.length; i++) {
+    let v = bits[i] ?? 0;
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
 }

@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { AdChange } from '@adintel/contracts';
-import type { AdFilter, AdRecord, ChangePosition } from '../../../src/store/ad-store.port';
+import type { AdChangesQuery, AdFilter, AdRecord, ChangePosition } from '../../../src/store/ad-store.port';
+import { ChangeFeedReader, feedReadStats } from '../../../src/store/sqlite/change-feed-reader';
+import { LiveColumns } from '../../../src/store/sqlite/live-columns';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { difference, feedSince, positionOf, snapshotAfter } from '../change-feed.contract';
@@ -59,6 +62,61 @@ describe('the change feed replayed from any watermark equals the difference of t
       // The stream exercises every kind of change.
       expect([...kinds].sort()).toEqual(['changed', 'ended', 'new', 'resumed']);
     } finally {
+      await store.close();
+      await writer.close();
+    }
+  });
+
+  it('holds while a reader’s window follows the watermarks asked: reaching back to older ones, letting go of the rest', async () => {
+    const { firstLoad, batches } = liveSightings(600, 0.4, 40);
+    const file = join(dir, 'window.sqlite');
+    const writer = new SqliteWriter(file);
+    await writer.write(firstLoad);
+    await writer.finish();
+    const store = new SqliteStore({ file, workers: 0 });
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const positions: ChangePosition[] = [await positionOf(store)];
+      for (const batch of batches) {
+        await writer.apply(batch);
+        positions.push(await positionOf(store));
+      }
+      const now = snapshotAfter(firstLoad, batches, batches.length);
+      // heldMs 0: every call lets go of the rows before the watermarks of this call and the one before it.
+      const onColumns = new ChangeFeedReader(db, new LiveColumns(db), 0);
+      const inSql = new ChangeFeedReader(db, null, 0);
+      const asStore = (reader: ChangeFeedReader) => ({ adChanges: async (query: AdChangesQuery) => reader.changes(query) });
+      const last = batches.length;
+      // Newest first, then the oldest (the window reaches back), then new again (it lets the old rows go), and so on.
+      const order = [last - 1, last - 2, 0, last - 1, last - 1, Math.floor(last / 2), 1, last - 3, last - 3, 2];
+      const held: number[] = [];
+      for (const k of order) {
+        const then = snapshotAfter(firstLoad, batches, k);
+        const since = positions[k] as ChangePosition;
+        for (const filter of [{}, { country: 'US' }] as AdFilter[]) {
+          const keep = (ad: AdRecord) => filter.country === undefined || ad.countries.includes(filter.country);
+          const expected = difference(then, now, keep);
+          expect(new Map(await feedSince(asStore(onColumns), since, filter, 7))).toEqual(expected);
+          held.push(feedReadStats.heldRows);
+          expect(new Map(await feedSince(asStore(inSql), since, filter, 7))).toEqual(expected);
+          // The total as a plain search's: exact up to countUpTo, else countUpTo and estimated; the page the earliest.
+          const countUpTo = 10;
+          for (const reader of [onColumns, inSql]) {
+            const result = reader.changes({ filter, since, limit: 3, countUpTo });
+            if (result.outcome !== 'page') throw new Error(`the feed answered ${result.outcome}`);
+            expect(result.count).toEqual(expected.size > countUpTo ? { total: countUpTo, estimated: true } : { total: expected.size, estimated: false });
+            expect(result.page.rows.map((r) => r.id)).toEqual((await feedSince(asStore(reader), since, filter, 50)).slice(0, 3).map(([id]) => id));
+          }
+        }
+      }
+      // What the reader held followed the watermarks: all of the log for the oldest, a few batches' rows for the newest.
+      const total = (db.prepare('SELECT count(*) AS n FROM ad_feed').get() as { n: number }).n;
+      expect(held[4]).toBe(total);
+      // order[8], asked twice in a row: the window holds its three batches only.
+      expect(held[16]).toBeLessThan(total / 5);
+      expect(held[16]).toBeGreaterThan(0);
+    } finally {
+      db.close();
       await store.close();
       await writer.close();
     }
