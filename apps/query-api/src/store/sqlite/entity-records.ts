@@ -77,7 +77,28 @@ export class EntityRecords {
       if (now === 0) this.s.deleteFacet.run(kind, id, facet, key);
       return now;
     };
-    for (const change of changes.counters(false)) {
+    const all = [...changes.counters(false)];
+    // Most re-sightings move only an ad's last (or first) sighting: an entity whose changes are all such dates shows
+    // the same record unless its first or last date moved, so it is rendered again only then (a render reads every
+    // counter of the entity: a top advertiser's thousands). Its date range is read before and compared after.
+    const dateRange = (kind: FacetKind, id: string) =>
+      `${(this.s.facetMin.get(kind, id, 'first') as { key: string } | undefined)?.key ?? ''}\u0000${(this.s.facetMax.get(kind, id, 'last') as { key: string } | undefined)?.key ?? ''}`;
+    const entityKey = (kind: FacetKind, id: string) => `${kind}\u0000${id}`;
+    const datesOnly = new Map<string, boolean>();
+    for (const change of all) {
+      const key = entityKey(change.kind, change.id);
+      const isDate = change.facet === 'first' || change.facet === 'last';
+      datesOnly.set(key, (datesOnly.get(key) ?? true) && isDate);
+    }
+    const rangeBefore = new Map<string, string>();
+    for (const [key, only] of datesOnly) {
+      const [kind = '', id = ''] = key.split('\u0000');
+      if (only) rangeBefore.set(key, dateRange(kind as FacetKind, id));
+    }
+    // Domain and app records show their advertisers' names: when a batch renames an advertiser (advertisers are
+    // rendered first), every touched domain and app is rendered again, dates or not.
+    let renamed = false;
+    for (const change of all) {
       const now = add(change.kind, change.id, change.facet, change.key, change.n);
       if (change.kind !== 'store') touched.get(change.kind)?.add(change.id);
       // A key appearing (the counter is the change itself) or disappearing moves the number of distinct keys.
@@ -101,6 +122,8 @@ export class EntityRecords {
       const done = new Map<string, RenderedEntity | null>();
       rendered.set(kind, done);
       for (const id of touched.get(kind) ?? []) {
+        const range = rangeBefore.get(entityKey(kind, id));
+        if (range !== undefined && !(renamed && (kind === 'domain' || kind === 'app')) && range === dateRange(kind, id)) continue;
         const entity = renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => this.creativeTitle(id));
         done.set(id, entity);
         if (!entity) {
@@ -114,6 +137,7 @@ export class EntityRecords {
         const full = JSON.stringify(entity.full);
         const stored = this.s.entityDocs.get(kind, id) as { ads_total: number; row_doc: string; full_doc: string } | undefined;
         if (stored?.ads_total === entity.adsTotal && stored.row_doc === row && stored.full_doc === full) continue;
+        if (kind === 'advertiser' && !renamed) renamed = !stored || (JSON.parse(stored.row_doc) as { name?: string }).name !== (entity.row as { name?: string }).name;
         this.s.insertEntity.run(kind, id, entity.adsTotal, row, full);
         this.writeNames(kind, id, nameSuffixes(...entity.names));
       }
