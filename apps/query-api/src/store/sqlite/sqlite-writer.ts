@@ -60,6 +60,11 @@ export class SqliteWriter implements AdStoreWriter {
     this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
   }
 
+  /** Live batches whose columns took the tail path, not the merge (live-columns.ts): for the tests and the benchmark. */
+  get tailForwards(): number {
+    return this.live?.tailForwards ?? 0;
+  }
+
   async size(): Promise<number> {
     return Number((this.db.prepare('SELECT count(*) AS n FROM ads').get() as { n: number }).n);
   }
