@@ -72,6 +72,8 @@ export class LiveColumns {
   private readonly s: ReturnType<typeof prepare>;
   /** The rows of the batch being applied, as the writer holds them (current(known)). */
   private known: ReadonlyMap<number, KnownRow> | null = null;
+  /** The entity records the batch being applied rendered, as the writer holds them (current(known, records)). */
+  private records: EntityRows | null = null;
   /** Labels changed since takeRelabels() was last called. */
   private relabels: Relabel[] = [];
   /** Loads and forwards done so far: the work a reader that takes published columns does not do (tests read it). */
@@ -108,12 +110,14 @@ export class LiveColumns {
    * The columns as of the last live batch. Loaded from the stored columns when there are none yet, when a full build
    * replaced them (a new base), or when a checkpoint deleted changes these have not seen; else brought forward.
    */
-  current(known: ReadonlyMap<number, KnownRow> | null = null): (LiveState & { base: string; seq: number }) | null {
+  current(known: ReadonlyMap<number, KnownRow> | null = null, records: EntityRows | null = null): (LiveState & { base: string; seq: number }) | null {
     this.known = known;
+    this.records = records;
     try {
       return this.currentState();
     } finally {
       this.known = null;
+      this.records = null;
     }
   }
 
@@ -156,8 +160,12 @@ export class LiveColumns {
     return { columnar: new ColumnarAds(cols, undefined, { alloc: this.alloc }), wordBits };
   }
 
+  /** The batch a forward is bringing the columns to (the writer's records are of that batch alone). */
+  private forwardingTo = 0;
+
   /** The columns after the live batches in (state.seq, seq]. */
   private forward(state: Versioned, seq: number): LiveState {
+    this.forwardingTo = seq;
     const old = state.columnar;
     const cols = old.cols;
     const changes = this.s.changes.all(state.seq, seq) as { rid: number; change: number }[];
@@ -284,7 +292,7 @@ export class LiveColumns {
       host: cols.host ? pick(Int32Array, cols.host, (ad) => hosts.rankOf(ad.row.host_rev), hosts.remap) : null,
       dicts: { ...dicts.dicts, hostsReversed: hosts.sorted },
     };
-    this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]));
+    this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
     const isAdded = new Set(added);
     const addedAt = singles.filter(({ ad }) => isAdded.has(ad));
     const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc });
@@ -394,7 +402,7 @@ export class LiveColumns {
       host: cols.host ? tail(Int32Array, cols.host, (ad) => lowerBound(hosts, ad.row.host_rev)) : null,
       dicts: { ...dicts.dicts, hostsReversed: hosts },
     };
-    this.relabel(next.dicts, dicts.codes, touchedIds(cols, null, [...added, ...updated]));
+    this.relabel(next.dicts, dicts.codes, touchedIds(cols, null, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
 
     // The indexes the previous columns had, with the tail spliced in (one not built there is built when first used).
     const built = old.builtIndexes();
@@ -517,9 +525,14 @@ export class LiveColumns {
     return { sorted: merged, rankOf: (h) => lowerBound(merged, h), remap: (rank) => remapped[rank] ?? rank };
   }
 
-  /** Labels of the entities a batch touched follow their records (names can change when ads disagree). */
-  private relabel(dicts: AdColumns['dicts'], codes: ColumnarAds['codes'], touched: TouchedIds): void {
-    const record = <T>(kind: string, id: string) => {
+  /**
+   * Labels of the entities a batch touched follow their records (names can change when ads disagree). `records`: the
+   * records the writer rendered for this one batch; a touched entity not among them kept its record (and its label),
+   * so nothing is read. Without them (a reader, or several batches at once) each touched record is read.
+   */
+  private relabel(dicts: AdColumns['dicts'], codes: ColumnarAds['codes'], touched: TouchedIds, records: EntityRows | null): void {
+    const record = <T>(kind: string, id: string): T | null => {
+      if (records) return ((records.get(kind)?.get(id)?.row as T | undefined) ?? null);
       const row = this.s.entity.get(kind, id) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as T) : null;
     };
@@ -555,6 +568,9 @@ export class LiveColumns {
     }
   }
 }
+
+/** Entity records by kind and id, as rendered (null: deleted): EntityRecords.applyChanges' result. */
+export type EntityRows = ReadonlyMap<string, ReadonlyMap<string, { row: unknown } | null>>;
 
 interface TouchedIds {
   advertisers: Set<string>;

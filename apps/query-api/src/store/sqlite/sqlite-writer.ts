@@ -8,7 +8,7 @@ import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
 import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
-import { type KnownRow, LiveColumns } from './live-columns';
+import { type EntityRows, type KnownRow, LiveColumns } from './live-columns';
 import { ChangeLog, type StoredVisible } from './change-log';
 import { ColumnsPublisher, type Publication } from './shared-columns';
 import { sharedAlloc } from './typed-alloc';
@@ -176,10 +176,10 @@ export class SqliteWriter implements AdStoreWriter {
         }
         eachFacet(facetSourceOfRecord(ad), 1, changes);
       }
-      this.entities.applyChanges(changes);
+      const records = this.entities.applyChanges(changes);
       this.setMeta('seq', String(seq));
       this.setMeta('generation', newGeneration());
-      const publication = this.prepareColumns(known);
+      const publication = this.prepareColumns(known, records);
       this.db.exec('COMMIT');
       this.publisher?.post(publication);
     } catch (error) {
@@ -296,8 +296,8 @@ export class SqliteWriter implements AdStoreWriter {
    * The columns brought forward over the batch being applied, with every index, ready to publish: built inside the
    * batch's transaction (this connection sees the batch), so the post right after the commit is all readers wait for.
    */
-  private prepareColumns(known: ReadonlyMap<number, KnownRow>): Publication | null {
-    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current(known);
+  private prepareColumns(known: ReadonlyMap<number, KnownRow>, records: EntityRows): Publication | null {
+    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current(known, records);
     if (!state) return null;
     return (this.publisher ??= new ColumnsPublisher(this.file)).prepare(state, this.live.takeRelabels());
   }
