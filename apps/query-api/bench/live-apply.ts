@@ -13,13 +13,15 @@
  * The ratio of the largest store to the smallest is printed too. A fixed calibration loop runs first and last, so
  * figures from different days (and machines) compare; the load average is printed with them.
  * Goal (issue 38): <= 100 µs of CPU per sighting at 1M for the whole process (30% new), readers <= 5 µs.
- * Run: npx nx run query-api:build && node dist/apps/query-api/live-apply.js --stores=/tmp/s100k,/tmp/s1m [--batch=2000 --batches=5 --new-shares=0.3,0.05]
+ * Run: npx nx run query-api:build && node dist/apps/query-api/live-apply.js --stores=/tmp/s100k,/tmp/s1m [--batch=2000 --batches=5 --new-shares=0.3,0.05 --profile=DIR --sql-stats]
  * (seed each store first: DATA_DIR=/tmp/s1m node dist/apps/query-api/cli.js seed --count 1000000)
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StatementSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { toAdRecord } from '../src/ingest/ad-line';
 import type { AdFilter, AdRecord } from '../src/store/ad-store.port';
@@ -82,7 +84,63 @@ function queriesOf(probe: AdRecord | undefined): AdFilter[] {
   return [{ country: 'US' }, ...(probe ? otherFilters(probe) : [])];
 }
 
-async function measure(dataDir: string, batchSize: number, batches: number, newShare: number) {
+/**
+ * `--profile=DIR`: a CPU profile of the one-thread writer's batches after the first (which loads the columns and starts
+ * the publisher's logs), written as DIR/writer-<ads>-<share>.cpuprofile (open it in Chrome's DevTools).
+ */
+async function profiler(dir: string | undefined) {
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  return {
+    start: () => session.post('Profiler.start'),
+    stop: async (name: string) => {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+/**
+ * `--sql-stats`: every SQLite statement this thread runs is counted and timed (wall time of the call, on one thread:
+ * the writer's in the one-thread step), by its SQL text; printed per sighting for the batches after the first.
+ */
+const sqlStats = new Map<string, { calls: number; ms: number }>();
+let sqlCounting = false;
+function countSql(): void {
+  const proto = StatementSync.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const method of ['run', 'get', 'all', 'iterate'] as const) {
+    const original = proto[method];
+    if (!original) continue;
+    proto[method] = function (this: StatementSync, ...args: unknown[]) {
+      if (!sqlCounting) return original.apply(this, args);
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const sql = this.sourceSQL.replace(/\s+/g, ' ').slice(0, 110);
+        const entry = sqlStats.get(sql) ?? { calls: 0, ms: 0 };
+        entry.calls++;
+        entry.ms += performance.now() - started;
+        sqlStats.set(sql, entry);
+      }
+    };
+  }
+}
+
+function printSqlStats(sightings: number): void {
+  const rows = [...sqlStats].sort((a, b) => b[1].ms - a[1].ms);
+  const calls = rows.reduce((n, [, e]) => n + e.calls, 0);
+  const ms = rows.reduce((n, [, e]) => n + e.ms, 0);
+  out(`SQL: ${(calls / sightings).toFixed(1)} statements and ${((ms * 1000) / sightings).toFixed(0)} µs per sighting (wall, one thread); the top 15:`);
+  for (const [sql, e] of rows.slice(0, 15)) out(`  ${(e.calls / sightings).toFixed(2).padStart(6)} × ${((e.ms * 1000) / sightings).toFixed(1).padStart(6)} µs  ${sql}`);
+  sqlStats.clear();
+}
+
+async function measure(dataDir: string, batchSize: number, batches: number, newShare: number, profileDir?: string) {
   const { sightings, copy } = await prepare(dataDir, batchSize * batches, newShare);
   const { file, remove } = copy();
   try {
@@ -98,11 +156,15 @@ async function measure(dataDir: string, batchSize: number, batches: number, newS
     const derived: number[] = [];
     const bytes: number[] = [];
     let walPeak = 0;
+    const profile = await profiler(profileDir);
     for (let b = 0; b < batches; b++) {
+      if (b === 1) await profile?.start();
+      sqlCounting = b >= 1;
       const batch = sightings.slice(b * batchSize, (b + 1) * batchSize);
       const before = writtenBytes();
       let started = cpuMs();
       await writer.apply(batch);
+      sqlCounting = false;
       applied.push(cpuMs() - started);
       bytes.push(writtenBytes() - before);
       walPeak = Math.max(walPeak, sizeOf(`${file}-wal`));
@@ -112,6 +174,8 @@ async function measure(dataDir: string, batchSize: number, batches: number, newS
         into.push(cpuMs() - started);
       }
     }
+    await profile?.stop(`writer-${size}-${newShare}`);
+    if (sqlStats.size) printSqlStats(batchSize * (batches - 1));
     const started = cpuMs();
     writer.checkpoint();
     const checkpoint = cpuMs() - started;
@@ -204,8 +268,11 @@ async function main() {
       'new-shares': { type: 'string' },
       threads: { type: 'boolean', default: true },
       'no-threads': { type: 'boolean', default: false },
+      profile: { type: 'string' },
+      'sql-stats': { type: 'boolean', default: false },
     },
   });
+  if (values['sql-stats']) countSql();
   const stores = (values.stores ?? '').split(',').filter(Boolean);
   if (!stores.length) throw new Error('--stores=DIR[,DIR...] names seeded DATA_DIRs');
   const batchSize = Number(values.batch ?? 2_000);
@@ -222,7 +289,7 @@ async function main() {
   const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`;
   for (const dir of stores) {
     for (const share of shares) {
-      const r = await measure(dir, batchSize, batches, share);
+      const r = await measure(dir, batchSize, batches, share, values.profile);
       results.push(r);
       out(
         `| ${r.size.toLocaleString('en')} | ${(share * 100).toFixed(0)}% | ${r.apply.toFixed(0)} | ${r.took.toFixed(1)} | ${r.derived.toFixed(0)} | ` +

@@ -36,7 +36,7 @@ export class ColumnarAds {
   constructor(
     readonly cols: AdColumns,
     codes?: DictionaryCodes,
-    options: { indexes?: ColumnIndexes; alloc?: Alloc } = {},
+    options: { indexes?: Partial<ColumnIndexes>; alloc?: Alloc } = {},
   ) {
     const { indexes, alloc = localAlloc } = options;
     this.codes = codes ?? dictionaryCodes(cols.dicts);
@@ -98,6 +98,23 @@ export class ColumnarAds {
       fill[k] = at(fill, k) + 1;
     });
     return { positions, offsets };
+  }
+
+  /** The indexes built so far (none is built here): what live-columns.ts splices a batch's tail into. */
+  builtIndexes(): Partial<ColumnIndexes> {
+    const built = <T>(index: Once<T>) => (index.built() ? index() : undefined);
+    return {
+      posOfRid: this.posOfRid,
+      country: built(this.countryPostings),
+      category: built(this.categoryPostings),
+      advertiserId: built(this.idPostings.advertiserId),
+      webmasterId: built(this.idPostings.webmasterId),
+      appId: built(this.idPostings.appId),
+      creativeId: built(this.idPostings.creativeId),
+      host: built(this.byHost),
+      pairs: built(this.pairCounts),
+      last: built(this.lastSorted),
+    };
   }
 
   /** Every index, built now where it was not yet: what the live writer shares with the readers for these columns. */

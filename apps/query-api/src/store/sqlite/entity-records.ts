@@ -77,7 +77,32 @@ export class EntityRecords {
       if (now === 0) this.s.deleteFacet.run(kind, id, facet, key);
       return now;
     };
-    for (const change of changes.counters(false)) {
+    const all = [...changes.counters(false)];
+    // Most re-sightings move only an ad's last (or first) sighting: an entity whose changes are all such dates shows
+    // the same record unless its first or last date moved, so it is rendered again only then (a render reads every
+    // counter of the entity: a top advertiser's thousands). Its date range is read before and compared after.
+    const dateRange = (kind: FacetKind, id: string) =>
+      `${(this.s.facetMin.get(kind, id, 'first') as { key: string } | undefined)?.key ?? ''}\u0000${(this.s.facetMax.get(kind, id, 'last') as { key: string } | undefined)?.key ?? ''}`;
+    const entityKey = (kind: FacetKind, id: string) => `${kind}\u0000${id}`;
+    // Per entity: whether its changes are all dates (then the range decides), or dates and its active count (then
+    // the stored record is patched: see patched()); anything else renders it again from every counter.
+    const datesOnly = new Map<string, boolean>();
+    const patchable = new Map<string, boolean>();
+    for (const change of all) {
+      const key = entityKey(change.kind, change.id);
+      const isDate = change.facet === 'first' || change.facet === 'last';
+      datesOnly.set(key, (datesOnly.get(key) ?? true) && isDate);
+      patchable.set(key, (patchable.get(key) ?? true) && (isDate || change.facet === '#active'));
+    }
+    const rangeBefore = new Map<string, string>();
+    for (const [key, only] of datesOnly) {
+      const [kind = '', id = ''] = key.split('\u0000');
+      if (only) rangeBefore.set(key, dateRange(kind as FacetKind, id));
+    }
+    // Domain and app records show their advertisers' names: when a batch renames an advertiser (advertisers are
+    // rendered first), every touched domain and app is rendered again, dates or not.
+    let renamed = false;
+    for (const change of all) {
       const now = add(change.kind, change.id, change.facet, change.key, change.n);
       if (change.kind !== 'store') touched.get(change.kind)?.add(change.id);
       // A key appearing (the counter is the change itself) or disappearing moves the number of distinct keys.
@@ -101,7 +126,12 @@ export class EntityRecords {
       const done = new Map<string, RenderedEntity | null>();
       rendered.set(kind, done);
       for (const id of touched.get(kind) ?? []) {
-        const entity = renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => this.creativeTitle(id));
+        const key = entityKey(kind, id);
+        const listsNames: boolean = renamed && (kind === 'domain' || kind === 'app');
+        const range = rangeBefore.get(key);
+        if (range !== undefined && !listsNames && range === dateRange(kind, id)) continue;
+        const patch: RenderedEntity | null = patchable.get(key) && !listsNames ? this.patched(kind, id) : null;
+        const entity: RenderedEntity | null = patch ?? renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => this.creativeTitle(id));
         done.set(id, entity);
         if (!entity) {
           this.s.deleteNames.run(kind, id);
@@ -114,12 +144,38 @@ export class EntityRecords {
         const full = JSON.stringify(entity.full);
         const stored = this.s.entityDocs.get(kind, id) as { ads_total: number; row_doc: string; full_doc: string } | undefined;
         if (stored?.ads_total === entity.adsTotal && stored.row_doc === row && stored.full_doc === full) continue;
+        if (kind === 'advertiser' && !renamed) renamed = !stored || (JSON.parse(stored.row_doc) as { name?: string }).name !== (entity.row as { name?: string }).name;
         this.s.insertEntity.run(kind, id, entity.adsTotal, row, full);
-        this.writeNames(kind, id, nameSuffixes(...entity.names));
+        // A patched record kept its names.
+        if (!patch) this.writeNames(kind, id, nameSuffixes(...entity.names));
       }
     }
     this.writeCatalog(this.facetsOf('store', ''));
     return rendered;
+  }
+
+  /**
+   * The stored record with what a change of dates and active count alone moves set again (active_ads; first and last
+   * seen dates), read from three counters instead of every counter of the entity; the rest of the record (lists,
+   * names, totals) follows counters that did not change. Null when there is no stored record (render it whole).
+   */
+  private patched(kind: EntityKind, id: string): RenderedEntity | null {
+    const stored = this.s.entityDocs.get(kind, id) as { ads_total: number; row_doc: string; full_doc: string } | undefined;
+    if (!stored) return null;
+    const row = JSON.parse(stored.row_doc) as Record<string, unknown>;
+    const full = JSON.parse(stored.full_doc) as Record<string, unknown>;
+    const f = this.facetsOf(kind, id);
+    const set = (field: string, value: unknown) => {
+      if (field in row) row[field] = value;
+      if (field in full) full[field] = value;
+    };
+    set('active_ads', f.scalar('#active'));
+    if (kind === 'advertiser' || kind === 'creative') {
+      set('first_seen_date', f.min('first') ?? '');
+      set('last_seen_date', f.max('last') ?? '');
+    }
+    // A creative's record is its row (renderEntity gives the same object for both).
+    return { adsTotal: stored.ads_total, row, full: kind === 'creative' ? row : full, names: [] };
   }
 
   /** The entity's name index rows become `suffixes`, touched only when they differ. */

@@ -3,8 +3,8 @@ import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
 import type { SortedList } from './ad-columns';
-import { at, ColumnarAds, lowerBound } from './columnar-search';
-import { type Alloc, localAlloc, type TypedArrayOf } from './typed-alloc';
+import { at, type ColumnIndexes, ColumnarAds, type Grouped, lowerBound } from './columnar-search';
+import { type Alloc, localAlloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
 import { ADDED, REMOVED, UPDATED } from './schema';
 
@@ -72,10 +72,14 @@ export class LiveColumns {
   private readonly s: ReturnType<typeof prepare>;
   /** The rows of the batch being applied, as the writer holds them (current(known)). */
   private known: ReadonlyMap<number, KnownRow> | null = null;
+  /** The entity records the batch being applied rendered, as the writer holds them (current(known, records)). */
+  private records: EntityRows | null = null;
   /** Labels changed since takeRelabels() was last called. */
   private relabels: Relabel[] = [];
   /** Loads and forwards done so far: the work a reader that takes published columns does not do (tests read it). */
   derivations = 0;
+  /** Forwards that took the tail path (appended), not the merge: tests and the benchmark read it. */
+  tailForwards = 0;
 
   /** `alloc`: where the columns live (the live writer's in shared memory, to publish them: shared-columns.ts). */
   constructor(
@@ -106,12 +110,14 @@ export class LiveColumns {
    * The columns as of the last live batch. Loaded from the stored columns when there are none yet, when a full build
    * replaced them (a new base), or when a checkpoint deleted changes these have not seen; else brought forward.
    */
-  current(known: ReadonlyMap<number, KnownRow> | null = null): (LiveState & { base: string; seq: number }) | null {
+  current(known: ReadonlyMap<number, KnownRow> | null = null, records: EntityRows | null = null): (LiveState & { base: string; seq: number }) | null {
     this.known = known;
+    this.records = records;
     try {
       return this.currentState();
     } finally {
       this.known = null;
+      this.records = null;
     }
   }
 
@@ -154,8 +160,12 @@ export class LiveColumns {
     return { columnar: new ColumnarAds(cols, undefined, { alloc: this.alloc }), wordBits };
   }
 
+  /** The batch a forward is bringing the columns to (the writer's records are of that batch alone). */
+  private forwardingTo = 0;
+
   /** The columns after the live batches in (state.seq, seq]. */
   private forward(state: Versioned, seq: number): LiveState {
+    this.forwardingTo = seq;
     const old = state.columnar;
     const cols = old.cols;
     const changes = this.s.changes.all(state.seq, seq) as { rid: number; change: number }[];
@@ -176,13 +186,20 @@ export class LiveColumns {
       }
     }
     const added = this.rowsOf(addedRids, true);
-    const rankOf = this.rankIds(old, removed, added);
-    added.sort((a, b) => a.first - b.first || a.rank - b.rank);
     // Rows changed in place keep their position and rank (rows added in these batches are read whole above).
     const updated = this.rowsOf(
       [...updatedRids].filter((rid) => old.positionOf(rid) >= 0 && !removed[old.positionOf(rid)]),
       false,
     );
+    if (removedCount === 0) {
+      const appended = this.appended(state, added, updated);
+      if (appended) {
+        this.tailForwards++;
+        return appended;
+      }
+    }
+    const rankOf = this.rankIds(old, removed, added);
+    added.sort((a, b) => a.first - b.first || a.rank - b.rank);
     const updatedAt = new Int32Array(cols.n).fill(-1);
     updated.forEach((ad, i) => {
       const p = old.positionOf(ad.row.rid);
@@ -275,12 +292,160 @@ export class LiveColumns {
       host: cols.host ? pick(Int32Array, cols.host, (ad) => hosts.rankOf(ad.row.host_rev), hosts.remap) : null,
       dicts: { ...dicts.dicts, hostsReversed: hosts.sorted },
     };
-    this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]));
+    this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
     const isAdded = new Set(added);
     const addedAt = singles.filter(({ ad }) => isAdded.has(ad));
     const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc });
     columnar.warmLike(old);
-    return { columnar, wordBits: moveWordBits(state.wordBits, n, newPosition, addedAt, this.alloc) };
+    return { columnar, wordBits: moveWordBits(state.wordBits, n, positionRuns(newPosition), addedAt, this.alloc) };
+  }
+
+  /**
+   * The columns after batches that move no position: no stored row left, every added ad sorts after every stored one
+   * in (first_seen, id) order (new ads are first seen on the data's newest day; here their ids also sort after every
+   * stored id) and brings no landing host the store lacks, and rows changed in place kept their countries and
+   * categories. Then the added ads are a tail: the columns that never change for a stored ad (ids, codes, lists) grow
+   * in place into spare room (readers of the previous version read only up to its length), the moving values (dates,
+   * status, activity, popularity, impressions) are copied and patched, and each index is the previous one with the
+   * tail spliced in, a copy by runs, not a rebuild. Null when the batches do not qualify: the merge below runs.
+   */
+  private appended(state: Versioned, added: AddedAd[], updated: AddedAd[]): LiveState | null {
+    const old = state.columnar;
+    const cols = old.cols;
+    const n0 = cols.n;
+    const lastFirst = n0 ? at(cols.first, n0 - 1) : -Infinity;
+    const hosts = cols.dicts.hostsReversed;
+    added.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+    for (const ad of added) {
+      if (ad.first < lastFirst) return null;
+      if (cols.host && hosts.at(lowerBound(hosts, ad.row.host_rev)) !== ad.row.host_rev) return null;
+    }
+    // Every id after the smallest added one must be an added one (a stored id there would rank after the tail).
+    const [smallest] = added;
+    if (smallest) {
+      for (const { rid } of this.s.idsAfter.iterate(smallest.row.id) as Iterable<{ rid: number }>) if (old.positionOf(rid) >= 0) return null;
+    }
+    const codes = old.codes;
+    const sameList = (offsets: Int32Array, values: Uint16Array, p: number, joined: string, dict: Map<string, number>) => {
+      const now = list(joined).map((v) => dict.get(v) ?? -1);
+      const was = Array.from(values.subarray(at(offsets, p), at(offsets, p + 1)));
+      if (now.length !== was.length) return false;
+      now.sort((a, b) => a - b);
+      was.sort((a, b) => a - b);
+      return now.every((v, i) => v === was[i]);
+    };
+    for (const ad of updated) {
+      const p = old.positionOf(ad.row.rid);
+      if (!sameList(cols.countryOff, cols.countryVal, p, ad.row.countries, codes.countries)) return null;
+      if (!sameList(cols.categoryOff, cols.categoryVal, p, ad.row.categories, codes.categories)) return null;
+    }
+
+    // Ranks after every stored id, in id order; positions after every stored one, in (first_seen, id) order.
+    added.forEach((ad, i) => (ad.rank = n0 + i));
+    added.sort((a, b) => a.first - b.first || a.rank - b.rank);
+    const n = n0 + added.length;
+    const dicts = extendDictionaries(old, [...added, ...updated]);
+    const code = (dict: keyof typeof dicts.codes, value: string | null) => (value === null ? -1 : (dicts.codes[dict].get(value) ?? -1));
+    const grow = <A extends TypedArray>(make: TypedArrayOf<A>, column: A, length: number): A => {
+      if (column.byteOffset === 0 && column.buffer.byteLength >= length * make.BYTES_PER_ELEMENT) return new make(column.buffer, 0, length);
+      const room = this.alloc(make, Math.ceil(length * 1.25) + 1024);
+      room.set(column as never);
+      return room.subarray(0, length) as A;
+    };
+    /** A column no stored ad's value of changes: grown in place, the tail's values written after the stored ones. */
+    const tail = <A extends Int32Array | Uint8Array>(make: TypedArrayOf<A>, column: A, valueOf: (ad: AddedAd) => number): A => {
+      const out = grow(make, column, n);
+      added.forEach((ad, i) => (out[n0 + i] = valueOf(ad)));
+      return out;
+    };
+    const updatedAt = updated.map((ad) => old.positionOf(ad.row.rid));
+    /** A moving column: a copy (readers of the previous version still read it), patched and extended. */
+    const moving = <A extends Int32Array | Uint8Array | Float64Array>(make: TypedArrayOf<A>, column: A, valueOf: (ad: AddedAd) => number): A => {
+      const out = this.alloc(make, n);
+      out.set(column as never);
+      updated.forEach((ad, i) => (out[updatedAt[i] ?? 0] = valueOf(ad)));
+      added.forEach((ad, i) => (out[n0 + i] = valueOf(ad)));
+      return out;
+    };
+    const csr = (offsets: Int32Array, values: Uint16Array, dict: keyof typeof dicts.codes, joined: (ad: AddedAd) => string) => {
+      const lists = added.map((ad) => list(joined(ad)).map((v) => code(dict, v)));
+      const off = grow(Int32Array, offsets, n + 1);
+      const used = at(offsets, n0);
+      lists.forEach((l, i) => (off[n0 + i + 1] = at(off, n0 + i) + l.length));
+      const val = grow(Uint16Array, values, at(off, n));
+      let to = used;
+      for (const l of lists) for (const v of l) val[to++] = v;
+      return { off, val, lists };
+    };
+    const countries = csr(cols.countryOff, cols.countryVal, 'countries', (ad) => ad.row.countries);
+    const categories = csr(cols.categoryOff, cols.categoryVal, 'categories', (ad) => ad.row.categories);
+    const next: AdColumns = {
+      n,
+      rid: tail(Int32Array, cols.rid, (ad) => ad.row.rid),
+      activity: moving(Int32Array, cols.activity, (ad) => ad.row.activity_days),
+      popularity: moving(Float64Array, cols.popularity, (ad) => ad.row.popularity),
+      impressions: moving(Float64Array, cols.impressions, (ad) => ad.row.impressions),
+      idRank: tail(Int32Array, cols.idRank, (ad) => ad.rank),
+      first: tail(Int32Array, cols.first, (ad) => ad.first),
+      last: moving(Int32Array, cols.last, (ad) => dayNumber(ad.row.last_seen)),
+      platform: tail(Uint8Array, cols.platform, (ad) => code('platforms', ad.row.platform)),
+      active: moving(Uint8Array, cols.active, (ad) => (ad.row.status === 'active' ? 1 : 0)),
+      destination: moving(Uint8Array, cols.destination, (ad) => destinationCode(ad.row.destination)),
+      advertiser: tail(Int32Array, cols.advertiser, (ad) => code('advertiserIds', ad.row.advertiser_id)),
+      webmaster: tail(Int32Array, cols.webmaster, (ad) => code('webmasterIds', ad.row.webmaster_id)),
+      app: tail(Int32Array, cols.app, (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1)),
+      creative: tail(Int32Array, cols.creative, (ad) => code('creativeIds', ad.row.creative_id)),
+      countryOff: countries.off,
+      countryVal: countries.val,
+      categoryOff: categories.off,
+      categoryVal: categories.val,
+      host: cols.host ? tail(Int32Array, cols.host, (ad) => lowerBound(hosts, ad.row.host_rev)) : null,
+      dicts: { ...dicts.dicts, hostsReversed: hosts },
+    };
+    this.relabel(next.dicts, dicts.codes, touchedIds(cols, null, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
+
+    // The indexes the previous columns had, with the tail spliced in (one not built there is built when first used).
+    const built = old.builtIndexes();
+    const keyed = (column: Int32Array | null) => added.map((_, i) => [column ? at(column, n0 + i) : -1, n0 + i] as [number, number]);
+    const listed = (lists: number[][]) => lists.flatMap((l, i) => l.map((v) => [v, n0 + i] as [number, number]));
+    const splice = (g: Grouped | null | undefined, size: number, entries: [number, number][]) =>
+      g ? appendGrouped(g, size, entries, this.alloc) : undefined;
+    const indexes: Partial<ColumnIndexes> = {
+      country: splice(built.country, next.dicts.countries.length, listed(countries.lists)),
+      category: splice(built.category, next.dicts.categories.length, listed(categories.lists)),
+      advertiserId: splice(built.advertiserId, next.dicts.advertiserIds.length, keyed(next.advertiser)),
+      webmasterId: splice(built.webmasterId, next.dicts.webmasterIds.length, keyed(next.webmaster)),
+      appId: splice(built.appId, next.dicts.appIds.length, keyed(next.app)),
+      creativeId: splice(built.creativeId, next.dicts.creativeIds.length, keyed(next.creative)),
+      last: built.last
+        ? patchSortedDays(
+            built.last,
+            updatedAt.map((p) => at(cols.last, p)),
+            [...updatedAt.map((p) => at(next.last, p)), ...added.map((_, i) => at(next.last, n0 + i))],
+            this.alloc,
+          )
+        : undefined,
+    };
+    if (built.host !== undefined) indexes.host = built.host && next.host ? appendGrouped(built.host, hosts.length, keyed(next.host), this.alloc) : null;
+    if (built.pairs && next.dicts.countries.length === cols.dicts.countries.length && next.dicts.categories.length === cols.dicts.categories.length) {
+      const pairs = this.alloc(Int32Array, built.pairs.length);
+      pairs.set(built.pairs);
+      const width = next.dicts.categories.length;
+      countries.lists.forEach((cs, i) => {
+        for (const c of cs) for (const k of categories.lists[i] ?? []) pairs[c * width + k] = at(pairs, c * width + k) + 1;
+      });
+      indexes.pairs = pairs;
+    }
+    if (built.posOfRid) {
+      const maxRid = added.reduce((m, ad) => Math.max(m, ad.row.rid), built.posOfRid.length - 1);
+      const posOfRid = grow(Int32Array, built.posOfRid, maxRid + 1);
+      posOfRid.fill(-1, built.posOfRid.length);
+      added.forEach((ad, i) => (posOfRid[ad.row.rid] = n0 + i));
+      indexes.posOfRid = posOfRid;
+    }
+    const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc, indexes });
+    const tailWords = added.map((ad, i) => ({ at: n0 + i, ad }));
+    return { columnar, wordBits: moveWordBits(state.wordBits, n, [{ src: 0, dst: 0, len: n0 }], tailWords, this.alloc) };
   }
 
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */
@@ -360,9 +525,14 @@ export class LiveColumns {
     return { sorted: merged, rankOf: (h) => lowerBound(merged, h), remap: (rank) => remapped[rank] ?? rank };
   }
 
-  /** Labels of the entities a batch touched follow their records (names can change when ads disagree). */
-  private relabel(dicts: AdColumns['dicts'], codes: ColumnarAds['codes'], touched: TouchedIds): void {
-    const record = <T>(kind: string, id: string) => {
+  /**
+   * Labels of the entities a batch touched follow their records (names can change when ads disagree). `records`: the
+   * records the writer rendered for this one batch; a touched entity not among them kept its record (and its label),
+   * so nothing is read. Without them (a reader, or several batches at once) each touched record is read.
+   */
+  private relabel(dicts: AdColumns['dicts'], codes: ColumnarAds['codes'], touched: TouchedIds, records: EntityRows | null): void {
+    const record = <T>(kind: string, id: string): T | null => {
+      if (records) return ((records.get(kind)?.get(id)?.row as T | undefined) ?? null);
       const row = this.s.entity.get(kind, id) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as T) : null;
     };
@@ -399,6 +569,9 @@ export class LiveColumns {
   }
 }
 
+/** Entity records by kind and id, as rendered (null: deleted): EntityRecords.applyChanges' result. */
+export type EntityRows = ReadonlyMap<string, ReadonlyMap<string, { row: unknown } | null>>;
+
 interface TouchedIds {
   advertisers: Set<string>;
   webmasters: Set<string>;
@@ -406,11 +579,11 @@ interface TouchedIds {
   creatives: Set<string>;
 }
 
-/** The entities whose ads a batch removed or added. */
-function touchedIds(cols: AdColumns, removed: Uint8Array, added: AddedAd[]): TouchedIds {
+/** The entities whose ads a batch removed (null: none) or added. */
+function touchedIds(cols: AdColumns, removed: Uint8Array | null, added: AddedAd[]): TouchedIds {
   const t: TouchedIds = { advertisers: new Set(), webmasters: new Set(), apps: new Set(), creatives: new Set() };
   const d = cols.dicts;
-  for (let p = 0; p < cols.n; p++) {
+  for (let p = 0; removed && p < cols.n; p++) {
     if (!removed[p]) continue;
     const at = (ids: string[], code: number | undefined, into: Set<string>) => {
       const id = code === undefined || code < 0 ? undefined : ids[code];
@@ -470,11 +643,10 @@ function extendDictionaries(old: ColumnarAds, added: AddedAd[]): { dicts: Omit<A
 function moveWordBits(
   wordBits: Map<string, Uint32Array>,
   n: number,
-  newPosition: Int32Array,
+  runs: { src: number; dst: number; len: number }[],
   added: { at: number; ad: AddedAd }[],
   alloc: Alloc,
 ): Map<string, Uint32Array> {
-  const runs = positionRuns(newPosition);
   const length = (n + 31) >>> 5;
   const out = wordBitsIn(alloc(Uint32Array, length * wordBits.size), [...wordBits.keys()], length);
   for (const [word, bits] of wordBits) {
@@ -488,6 +660,56 @@ function moveWordBits(
     }
   }
   return out;
+}
+
+/**
+ * A grouping (positions by key, ascending within a key) with entries [key, position] added, every position after the
+ * grouped ones: the keys no entry has are copied in runs; `size` is the number of keys now (it may have grown).
+ */
+function appendGrouped(g: Grouped, size: number, entries: [number, number][], alloc: Alloc): Grouped {
+  const tail = entries.filter(([key]) => key >= 0).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const oldKeys = g.offsets.length - 1;
+  const oldEnd = (k: number) => at(g.offsets, Math.min(k, oldKeys));
+  const offsets = alloc(Int32Array, size + 1);
+  let t = 0;
+  for (let k = 0; k <= size; k++) {
+    offsets[k] = oldEnd(k) + t;
+    while (t < tail.length && (tail[t] as [number, number])[0] === k) t++;
+  }
+  const positions = alloc(Int32Array, g.positions.length + tail.length);
+  let copied = 0;
+  let to = 0;
+  for (let i = 0; i < tail.length; ) {
+    const key = (tail[i] as [number, number])[0];
+    const upto = oldEnd(key + 1);
+    positions.set(g.positions.subarray(copied, upto), to);
+    to += upto - copied;
+    copied = upto;
+    for (; i < tail.length && (tail[i] as [number, number])[0] === key; i++) positions[to++] = (tail[i] as [number, number])[1];
+  }
+  positions.set(g.positions.subarray(copied), to);
+  return { positions, offsets };
+}
+
+/** Days sorted ascending, with some taken out and some put in: rebuilt from the count of each day (a few hundred fills). */
+function patchSortedDays(sorted: Int32Array, out: number[], put: number[], alloc: Alloc): Int32Array {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < sorted.length; ) {
+    const day = at(sorted, i);
+    const next = lowerBound(sorted, day + 1);
+    counts.set(day, next - i);
+    i = next;
+  }
+  for (const day of out) counts.set(day, (counts.get(day) ?? 0) - 1);
+  for (const day of put) counts.set(day, (counts.get(day) ?? 0) + 1);
+  const days = alloc(Int32Array, sorted.length - out.length + put.length);
+  let to = 0;
+  for (const day of [...counts.keys()].sort((a, b) => a - b)) {
+    const count = counts.get(day) ?? 0;
+    days.fill(day, to, to + count);
+    to += count;
+  }
+  return days;
 }
 
 /** Each word's bitset as a view into one buffer (`stride` words of 32 bits each, in the order given): one block to share. */
@@ -510,7 +732,14 @@ function positionRuns(newPosition: Int32Array): { src: number; dst: number; len:
 
 /** ORs bits [src, src + len) of `from` into `to` from bit `dst` on, in pieces that stay within one word of each. */
 function copyBits(from: Uint32Array, src: number, to: Uint32Array, dst: number, len: number): void {
-  for (let i = 0; i < len; ) {
+  let i = 0;
+  if ((src & 31) === 0 && (dst & 31) === 0 && len >= 32) {
+    // Aligned alike (a run that does not move, as a tail batch's): whole words at once.
+    const words = len >>> 5;
+    to.set(from.subarray(src >>> 5, (src >>> 5) + words), dst >>> 5);
+    i = words << 5;
+  }
+  for (; i < len; ) {
     const s = src + i;
     const d = dst + i;
     const take = Math.min(32 - (s & 31), 32 - (d & 31), len - i);
@@ -528,6 +757,7 @@ function prepare(db: DatabaseSync) {
     blobs: st('SELECT name, data FROM trend_columns'),
     changes: st('SELECT rid, change FROM live_changes WHERE seq > ? AND seq <= ? ORDER BY seq, change'),
     idBefore: st('SELECT rid FROM ads WHERE id < ? ORDER BY id DESC LIMIT 1'),
+    idsAfter: st('SELECT rid FROM ads WHERE id > ? ORDER BY id'),
     entity: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
   };
 }

@@ -8,8 +8,8 @@ import { reverseHost } from '../text';
 import { eachFacet, FacetTotals, type FacetSource } from './entity-facets';
 import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
-import { type KnownRow, LiveColumns } from './live-columns';
-import { ChangeLog } from './change-log';
+import { type EntityRows, type KnownRow, LiveColumns } from './live-columns';
+import { ChangeLog, type StoredVisible } from './change-log';
 import { ColumnsPublisher, type Publication } from './shared-columns';
 import { sharedAlloc } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
@@ -58,6 +58,11 @@ export class SqliteWriter implements AdStoreWriter {
     this.entities = new EntityRecords(this.db);
     this.changeLog = new ChangeLog(this.db);
     this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
+  }
+
+  /** Live batches whose columns took the tail path, not the merge (live-columns.ts): for the tests and the benchmark. */
+  get tailForwards(): number {
+    return this.live?.tailForwards ?? 0;
   }
 
   async size(): Promise<number> {
@@ -126,11 +131,23 @@ export class SqliteWriter implements AdStoreWriter {
     const known = new Map<number, KnownRow>();
     this.db.exec('BEGIN');
     try {
-      this.changeLog.record(seq, batch);
+      // Each id's stored row as the batch finds it, read once: the change log and the first sighting of the id share
+      // it and its parsed doc (a later sighting of the same id in the batch reads the row the earlier one wrote).
+      const before = new Map<string, { row: StoredRow; doc: () => StoredDoc } | null>();
+      for (const { id } of batch) {
+        if (before.has(id)) continue;
+        const row = s.findRow.get(id) as StoredRow | undefined;
+        before.set(id, row ? { row, doc: lazyParsed(row.doc) } : null);
+      }
+      this.changeLog.record(seq, batch, (id) => before.get(id)?.doc() ?? null);
+      const seen = new Set<string>();
       for (const sighting of batch) {
-        const old = s.findRow.get(sighting.id) as (AdRow & { content: string; doc: string }) | undefined;
+        const first = !seen.has(sighting.id);
+        seen.add(sighting.id);
+        const stored = first ? before.get(sighting.id) : undefined;
+        const old = stored ? stored.row : first ? undefined : (s.findRow.get(sighting.id) as StoredRow | undefined);
         // The stored doc is parsed once (the media it holds and the text seenAgain compares), and only when read.
-        const oldDoc = old ? lazyParsed(old.doc) : null;
+        const oldDoc = stored ? stored.doc : old ? lazyParsed(old.doc) : null;
         const ad = oldDoc ? keepingStoredMedia(sighting, oldDoc) : sighting;
         const content = contentDigest(ad);
         if (old?.content === content) {
@@ -159,10 +176,10 @@ export class SqliteWriter implements AdStoreWriter {
         }
         eachFacet(facetSourceOfRecord(ad), 1, changes);
       }
-      this.entities.applyChanges(changes);
+      const records = this.entities.applyChanges(changes);
       this.setMeta('seq', String(seq));
       this.setMeta('generation', newGeneration());
-      const publication = this.prepareColumns(known);
+      const publication = this.prepareColumns(known, records);
       this.db.exec('COMMIT');
       this.publisher?.post(publication);
     } catch (error) {
@@ -279,8 +296,8 @@ export class SqliteWriter implements AdStoreWriter {
    * The columns brought forward over the batch being applied, with every index, ready to publish: built inside the
    * batch's transaction (this connection sees the batch), so the post right after the commit is all readers wait for.
    */
-  private prepareColumns(known: ReadonlyMap<number, KnownRow>): Publication | null {
-    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current(known);
+  private prepareColumns(known: ReadonlyMap<number, KnownRow>, records: EntityRows): Publication | null {
+    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current(known, records);
     if (!state) return null;
     return (this.publisher ??= new ColumnsPublisher(this.file)).prepare(state, this.live.takeRelabels());
   }
@@ -365,8 +382,11 @@ function applyPragmasForOfflineLoad(db: DatabaseSync): void {
 
 const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
-/** What apply reads of a stored doc (toStoredDoc). */
-type StoredDoc = { title: string; body: string; landing_url: string; media?: RecordMedia[] };
+/** What apply reads of a stored doc (toStoredDoc): the text and media it compares, the visible fields the change log digests. */
+type StoredDoc = StoredVisible & { title: string; body: string; landing_url: string; media?: RecordMedia[] };
+
+/** An ad's stored row as apply reads it (findRow). */
+type StoredRow = AdRow & { content: string; doc: string };
 
 /** The doc parsed on first call, then the same object. */
 function lazyParsed(doc: string): () => StoredDoc {

@@ -4,6 +4,7 @@ export type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | F
 export interface TypedArrayOf<A extends TypedArray> {
   new (length: number): A;
   new (buffer: SharedArrayBuffer): A;
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): A;
   readonly BYTES_PER_ELEMENT: number;
 }
 

@@ -9,6 +9,9 @@ import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { describeStoreContract } from '../store.contract';
 import { FIXTURE_RECORDS } from '../store-fixture';
 import { firstDifference, liveSightings } from '../live-sightings';
+import { type AdLine, toAdRecord } from '../../../src/ingest/ad-line';
+import { generateDemoAds } from '../../../src/ingest/demo-generator';
+import { dayNumber } from '../../../src/store/text';
 
 const WORKER_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'dist', 'apps', 'query-api', 'sqlite-worker.js');
 const EVERY_WORD: { wordBitsMinShare: number; wordBitsMaxShare: number } = { wordBitsMinShare: 0.01, wordBitsMaxShare: 0.6 };
@@ -31,7 +34,7 @@ async function live(file: string, first: AdRecord[], batches: AdRecord[][], betw
   const writer = new SqliteWriter(file, EVERY_WORD, checkpointEvery);
   await writer.write(first);
   await writer.finish();
-  const totals = { added: 0, replaced: 0, unchanged: 0, rejected: 0 };
+  const totals = { added: 0, replaced: 0, unchanged: 0, rejected: 0, tailForwards: 0 };
   for (const batch of batches) {
     const result = await writer.apply(batch);
     totals.added += result.added;
@@ -40,6 +43,7 @@ async function live(file: string, first: AdRecord[], batches: AdRecord[][], betw
     totals.rejected += result.rejected.length;
     await between?.();
   }
+  totals.tailForwards = writer.tailForwards;
   await writer.close();
   return totals;
 }
@@ -85,6 +89,8 @@ describe('live batches give the answers of one offline load', () => {
     );
     expect(totals.added).toBe(3_000 - firstLoad.length);
     expect(totals.unchanged).toBe(20);
+    // New ads here are first seen on many days, re-sightings add countries: the columns merge, batch by batch.
+    expect(totals.tailForwards).toBeLessThan(batches.length / 2);
     expect(totals.rejected).toBe(0);
     const late = new SqliteStore({ file, workers: 0 });
     try {
@@ -96,7 +102,72 @@ describe('live batches give the answers of one offline load', () => {
       await Promise.all([expected.close(), late.close(), following.store?.close(), deriving.store?.close(), halfway.store?.close()]);
     }
   }, 120_000);
+
+  it('appends new ads of the newest day after every stored ad (a tail, no merge) and ends identical', async () => {
+    const { firstLoad, batches, finalRecords } = tailSightings(3_000);
+    const expected = new SqliteStore({ file: await offline(dir, finalRecords), workers: 0 });
+    const file = join(dir, 'tail.sqlite');
+    const following = { store: null as SqliteStore | null };
+    const deriving = { store: null as SqliteStore | null };
+    const totals = await live(
+      file,
+      firstLoad,
+      batches,
+      async () => {
+        following.store ??= new SqliteStore({ file, workers: 0 });
+        deriving.store ??= new SqliteStore({ file, workers: 0, tuning: { follow: false } });
+        for (const store of [following.store, deriving.store]) {
+          // Reads that build the indexes, so later batches splice the tail into them.
+          await store.searchAds({ filter: { country: 'US' }, sort: 'date', order: 'desc', limit: 5 });
+          await store.countAds({ country: 'US', categories: ['gaming'] }, 1);
+          await store.countAds({ dateFrom: '2026-01-01' }, 1);
+        }
+      },
+      1_000,
+    );
+    expect(totals.added).toBe(3_000 - firstLoad.length);
+    expect(totals.tailForwards).toBeGreaterThan(batches.length / 2);
+    const late = new SqliteStore({ file, workers: 0 });
+    try {
+      expect(await firstDifference(expected, following.store as SqliteStore, finalRecords)).toBeNull();
+      expect(await firstDifference(expected, deriving.store as SqliteStore, finalRecords)).toBeNull();
+      expect(await firstDifference(expected, late, finalRecords)).toBeNull();
+    } finally {
+      await Promise.all([expected.close(), late.close(), following.store?.close(), deriving.store?.close()]);
+    }
+  }, 120_000);
 });
+
+/**
+ * The live door's usual shape (the live-apply benchmark's): new ads first seen on the data's newest day, with ids after
+ * every stored one and landing pages on hosts the store knows; re-sightings that move only dates, status, activity and
+ * impressions. The first 60 % of the demo ads (in id order) are loaded first.
+ */
+function tailSightings(count: number, batchSize = 150): { firstLoad: AdRecord[]; batches: AdRecord[][]; finalRecords: AdRecord[] } {
+  const lines = [...generateDemoAds(count, 4242)].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const firstLoad = lines.slice(0, Math.floor(count * 0.6));
+  const day = firstLoad.reduce((max, line) => (line.last_seen_date > max ? line.last_seen_date : max), '');
+  const latest = new Map(firstLoad.map((line) => [line.id, line]));
+  const known = firstLoad.map((line) => line.id);
+  const stream: AdLine[] = [];
+  lines.slice(firstLoad.length).forEach((line, i) => {
+    const host = firstLoad[(i * 7919) % firstLoad.length] as AdLine;
+    const fresh = { ...line, first_seen_date: day, last_seen_date: day, activity_days_amount: 1, landing_url: host.landing_url };
+    stream.push(fresh);
+    latest.set(fresh.id, fresh);
+    for (let k = 1; k <= 2; k++) {
+      const id = known[(i * 104_729 + k * 31) % known.length] as string;
+      const was = latest.get(id) as AdLine;
+      const span = dayNumber(day) - dayNumber(was.first_seen_date) + 1;
+      const seen = { ...was, last_seen_date: day, status_today: 'active' as const, activity_days_amount: Math.min(span, was.activity_days_amount + 1), impressions: was.impressions + 1 + k };
+      stream.push(seen);
+      latest.set(id, seen);
+    }
+  });
+  const batches: AdRecord[][] = [];
+  for (let i = 0; i < stream.length; i += batchSize) batches.push(stream.slice(i, i + batchSize).map(toAdRecord));
+  return { firstLoad: firstLoad.map(toAdRecord), batches, finalRecords: [...latest.values()].map(toAdRecord) };
+}
 
 /** The fixture built live: a few ads loaded, the rest applied in small batches, some seen in another state and back. */
 const loadLive = (workers: number) => async (records: AdRecord[]) => {
