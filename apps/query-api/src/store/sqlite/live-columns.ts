@@ -55,6 +55,45 @@ export interface KnownRow {
   text: AdText;
 }
 
+/** The dictionary code of a value (-1: none), in the dictionaries a batch's columns are built with. */
+type CodeOf = (dict: 'platforms' | 'advertiserIds' | 'webmasterIds' | 'appIds' | 'creativeIds', value: string | null) => number;
+
+/** The per-ad columns whose value for an ad comes from its row alone (idRank and host depend on the other ads). */
+type ValueColumn = 'rid' | 'activity' | 'popularity' | 'impressions' | 'first' | 'last' | 'platform' | 'active' | 'destination' | 'advertiser' | 'webmaster' | 'app' | 'creative';
+
+/**
+ * Each such column: its array type, whether a stored ad's value can change in place (`moves`: a re-sighting moves
+ * dates, status, activity, popularity, impressions; every other value of a row that changes gives the ad a new row,
+ * SqliteWriter.seenAgain), and its value for an ad a batch brings. The merge and the tail build every column from it.
+ */
+function valueColumns(code: CodeOf): { [K in ValueColumn]: { make: TypedArrayOf<AdColumns[K]>; moves: boolean; valueOf: (ad: AddedAd) => number } } {
+  return {
+    rid: { make: Int32Array, moves: false, valueOf: (ad) => ad.row.rid },
+    activity: { make: Int32Array, moves: true, valueOf: (ad) => ad.row.activity_days },
+    popularity: { make: Float64Array, moves: true, valueOf: (ad) => ad.row.popularity },
+    impressions: { make: Float64Array, moves: true, valueOf: (ad) => ad.row.impressions },
+    first: { make: Int32Array, moves: false, valueOf: (ad) => ad.first },
+    last: { make: Int32Array, moves: true, valueOf: (ad) => dayNumber(ad.row.last_seen) },
+    platform: { make: Uint8Array, moves: false, valueOf: (ad) => code('platforms', ad.row.platform) },
+    active: { make: Uint8Array, moves: true, valueOf: (ad) => (ad.row.status === 'active' ? 1 : 0) },
+    destination: { make: Uint8Array, moves: true, valueOf: (ad) => destinationCode(ad.row.destination) },
+    advertiser: { make: Int32Array, moves: false, valueOf: (ad) => code('advertiserIds', ad.row.advertiser_id) },
+    webmaster: { make: Int32Array, moves: false, valueOf: (ad) => code('webmasterIds', ad.row.webmaster_id) },
+    app: { make: Int32Array, moves: false, valueOf: (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1) },
+    creative: { make: Int32Array, moves: false, valueOf: (ad) => code('creativeIds', ad.row.creative_id) },
+  };
+}
+
+/** Builds each value column with `build` (the merge's or the tail's). */
+function eachValueColumn(
+  code: CodeOf,
+  build: <K extends ValueColumn>(name: K, column: { make: TypedArrayOf<AdColumns[K]>; moves: boolean; valueOf: (ad: AddedAd) => number }) => AdColumns[K],
+): Pick<AdColumns, ValueColumn> {
+  const columns = valueColumns(code);
+  // One entry per key of the mapped type: the compiler cannot follow a key through Object.keys, so the result is asserted.
+  return Object.fromEntries((Object.keys(columns) as ValueColumn[]).map((name) => [name, build(name, columns[name])])) as Pick<AdColumns, ValueColumn>;
+}
+
 /** Up to this many row ids per `rid IN (...)` (SQLite's default limit on bound parameters is 32,766). */
 const CHUNK = 500;
 
@@ -271,20 +310,8 @@ export class LiveColumns {
     const categories = csr(cols.categoryOff, cols.categoryVal, (ad) => list(ad.row.categories).map((c) => code('categories', c)));
     const next: AdColumns = {
       n,
-      rid: pick(Int32Array, cols.rid, (ad) => ad.row.rid),
-      activity: pick(Int32Array, cols.activity, (ad) => ad.row.activity_days),
-      popularity: pick(Float64Array, cols.popularity, (ad) => ad.row.popularity),
-      impressions: pick(Float64Array, cols.impressions, (ad) => ad.row.impressions),
+      ...eachValueColumn(code, (name, { make, valueOf }) => pick(make, cols[name], valueOf)),
       idRank: pick(Int32Array, rankOf, (ad) => ad.rank),
-      first: pick(Int32Array, cols.first, (ad) => ad.first),
-      last: pick(Int32Array, cols.last, (ad) => dayNumber(ad.row.last_seen)),
-      platform: pick(Uint8Array, cols.platform, (ad) => code('platforms', ad.row.platform)),
-      active: pick(Uint8Array, cols.active, (ad) => (ad.row.status === 'active' ? 1 : 0)),
-      destination: pick(Uint8Array, cols.destination, (ad) => destinationCode(ad.row.destination)),
-      advertiser: pick(Int32Array, cols.advertiser, (ad) => code('advertiserIds', ad.row.advertiser_id)),
-      webmaster: pick(Int32Array, cols.webmaster, (ad) => code('webmasterIds', ad.row.webmaster_id)),
-      app: pick(Int32Array, cols.app, (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1)),
-      creative: pick(Int32Array, cols.creative, (ad) => code('creativeIds', ad.row.creative_id)),
       countryOff: countries.off,
       countryVal: countries.val,
       categoryOff: categories.off,
@@ -353,7 +380,7 @@ export class LiveColumns {
       return room.subarray(0, length) as A;
     };
     /** A column no stored ad's value of changes: grown in place, the tail's values written after the stored ones. */
-    const tail = <A extends Int32Array | Uint8Array>(make: TypedArrayOf<A>, column: A, valueOf: (ad: AddedAd) => number): A => {
+    const tail = <A extends Int32Array | Uint8Array | Float64Array>(make: TypedArrayOf<A>, column: A, valueOf: (ad: AddedAd) => number): A => {
       const out = grow(make, column, n);
       added.forEach((ad, i) => (out[n0 + i] = valueOf(ad)));
       return out;
@@ -381,20 +408,8 @@ export class LiveColumns {
     const categories = csr(cols.categoryOff, cols.categoryVal, 'categories', (ad) => ad.row.categories);
     const next: AdColumns = {
       n,
-      rid: tail(Int32Array, cols.rid, (ad) => ad.row.rid),
-      activity: moving(Int32Array, cols.activity, (ad) => ad.row.activity_days),
-      popularity: moving(Float64Array, cols.popularity, (ad) => ad.row.popularity),
-      impressions: moving(Float64Array, cols.impressions, (ad) => ad.row.impressions),
+      ...eachValueColumn(code, (name, { make, moves, valueOf }) => (moves ? moving : tail)(make, cols[name], valueOf)),
       idRank: tail(Int32Array, cols.idRank, (ad) => ad.rank),
-      first: tail(Int32Array, cols.first, (ad) => ad.first),
-      last: moving(Int32Array, cols.last, (ad) => dayNumber(ad.row.last_seen)),
-      platform: tail(Uint8Array, cols.platform, (ad) => code('platforms', ad.row.platform)),
-      active: moving(Uint8Array, cols.active, (ad) => (ad.row.status === 'active' ? 1 : 0)),
-      destination: moving(Uint8Array, cols.destination, (ad) => destinationCode(ad.row.destination)),
-      advertiser: tail(Int32Array, cols.advertiser, (ad) => code('advertiserIds', ad.row.advertiser_id)),
-      webmaster: tail(Int32Array, cols.webmaster, (ad) => code('webmasterIds', ad.row.webmaster_id)),
-      app: tail(Int32Array, cols.app, (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1)),
-      creative: tail(Int32Array, cols.creative, (ad) => code('creativeIds', ad.row.creative_id)),
       countryOff: countries.off,
       countryVal: countries.val,
       categoryOff: categories.off,
