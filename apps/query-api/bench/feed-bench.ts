@@ -47,6 +47,10 @@ const cpuUs = () => {
   const { user, system } = process.cpuUsage();
   return user + system;
 };
+const threadUs = () => {
+  const { user, system } = process.threadCpuUsage();
+  return user + system;
+};
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -221,6 +225,7 @@ async function main() {
       limit: { type: 'string' },
       shapes: { type: 'string' },
       week: { type: 'string' },
+      batches: { type: 'string' },
     },
   });
   const dir = values.store;
@@ -314,6 +319,7 @@ async function main() {
     out('');
     out(`ratio feed/plain, CPU p50 (goal <= 2x): ${ratios.join('; ')}`);
     out(`after the calls: ${held()}`);
+    out(await afterBatches(file, join(dir, ndjson), search, watermark, () => dataWindow.invalidate(), Number(values.batches ?? 4)));
     out(`${new Date().toISOString()} load average ${load()}`);
   } finally {
     await store.close();
@@ -321,6 +327,56 @@ async function main() {
     if (values.keep || values.reuse) out(`kept ${work} (time the calls again with --reuse=${work})`);
     else rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The first feed call after a live batch (--batches=N of them, 300 new ads each, ids after every stored one, dated the
+ * store's newest day: the live writer's tail path, ADR 0013): its CPU and the next call's, and whether the reader
+ * rebuilt its per-position arrays or brought them forward (feedReadStats). A plain search first brings the columns
+ * forward, so the feed call's own work is what is timed; CPU of this thread alone (the live writer has a thread of its
+ * own). The calls between batches above do not see this cost.
+ */
+async function afterBatches(
+  file: string,
+  ndjson: string,
+  search: (args: object) => Promise<AdsPage>,
+  watermark: string,
+  invalidate: () => void,
+  count: number,
+): Promise<string> {
+  if (count <= 0) return '';
+  const templates: AdLine[] = [];
+  for await (const text of createInterface({ input: createReadStream(ndjson, { encoding: 'utf8' }), crlfDelay: Infinity })) {
+    if (text.trim()) templates.push(JSON.parse(text) as AdLine);
+    if (templates.length >= 300) break;
+  }
+  const db = new DatabaseSync(file, { readOnly: true });
+  const newest = (db.prepare('SELECT max(first_seen) AS day FROM ads').get() as { day: string }).day;
+  db.close();
+  const stamp = Date.now().toString(36);
+  const writer = new SqliteLiveWriter(file);
+  const lines = [`first feed call after a live batch (${count} batches of ${templates.length} new ads; no filter, limit 20; CPU of the main thread; load average ${load()}):`];
+  lines.push('| batch | path | first feed call CPU | of it, per-position arrays | next feed call CPU |', '|---:|---|---:|---:|---:|');
+  try {
+    for (let b = 0; b < count; b++) {
+      const batch = templates.map((t, i) => ({ ...t, id: `feed_tail_${stamp}_${b}_${String(i).padStart(4, '0')}`, first_seen_date: newest, last_seen_date: newest, status_today: 'active' as const }));
+      await writer.apply(batch.map(toAdRecord));
+      invalidate();
+      await search({ limit: 1 });
+      const before = { ...feedReadStats };
+      let started = threadUs();
+      await search({ changed_since: watermark, limit: 20 });
+      const first = threadUs() - started;
+      const path = feedReadStats.builds > before.builds ? 'rebuilt' : feedReadStats.carried > before.carried ? 'brought forward' : 'none';
+      started = threadUs();
+      await search({ changed_since: watermark, limit: 20 });
+      const next = threadUs() - started;
+      lines.push(`| ${b + 1} | ${path} | ${(first / 1000).toFixed(1)} ms | ${feedReadStats.lastBuildMs.toFixed(1)} ms | ${(next / 1000).toFixed(1)} ms |`);
+    }
+  } finally {
+    await writer.close();
+  }
+  return lines.join('\n');
 }
 
 /** What the feed reader held after its last call (change-feed-reader.ts feedReadStats). */

@@ -13,10 +13,12 @@ import type { ColumnsState } from './live-columns';
  */
 /**
  * What feed reads examined in this thread, summed, and what the last one held in memory: the log's rows and their bytes
- * (FeedIndex), and the per-position arrays of the columns it read, with the wall time of their last build (once per
- * set of columns: after every live batch). The benchmark reads it: bench/feed-bench.ts.
+ * (FeedIndex), and the per-position arrays of the columns it read, with the CPU time (this thread's) of their last build or carry
+ * forward (once per set of columns: after every live batch), and how many times they were built whole (`builds`: a
+ * new layout, after a merge, a load or a new window of the log) or brought forward (`carried`: a tail batch). The
+ * benchmark and the tests read it: bench/feed-bench.ts.
  */
-export const feedReadStats = { logRows: 0, adsProbed: 0, heldRows: 0, heldBytes: 0, positionBytes: 0, lastBuildMs: 0 };
+export const feedReadStats = { logRows: 0, adsProbed: 0, heldRows: 0, heldBytes: 0, positionBytes: 0, lastBuildMs: 0, builds: 0, carried: 0 };
 
 /** Change codes (0: none): what the loops below carry instead of strings. */
 const CHANGES: readonly (AdChange | null)[] = [null, 'new', 'changed', 'ended', 'resumed'];
@@ -45,6 +47,9 @@ function changeCode(before: number, after: number): number {
 interface RowsOfPositions {
   index: FeedIndex;
   upTo: number;
+  /** The layout of the columns these were built or brought forward for (ColumnsState.layout), and their length. */
+  layout: string;
+  n: number;
   inWindow: Uint32Array;
   rankBase: Int32Array;
   changed: Int32Array;
@@ -124,7 +129,8 @@ export class ChangeFeedReader {
   private logExists = false;
   /** The oldest watermark (seq) asked for in this period of WINDOW_HELD_MS and in the one before it. */
   private readonly use = { started: 0, oldest: Infinity, before: Infinity };
-  private readonly byPosition = new WeakMap<ColumnarAds, RowsOfPositions>();
+  /** What the last feed on the columns kept per position (its own arrays: no columns are held alive by it). */
+  private held: RowsOfPositions | null = null;
 
   /**
    * `columns`: the reader's ad columns, to check filters on (without them each ad is checked in SQL). `heldMs`: how
@@ -174,7 +180,7 @@ export class ChangeFeedReader {
     const start = index.firstAfter(query.since.seq);
     const afterRow = query.after ? Number(query.after.value) - index.first : -1;
     const page = new PageRows(query.limit);
-    const held = columnar && filter.checkAt ? this.rowsByPosition(columnar, index) : null;
+    const held = state && columnar && filter.checkAt ? this.rowsByPosition(state, index) : null;
     const found =
       columnar && held
         ? this.onColumns(index, held, columnar, query, filter, start, afterRow, page)
@@ -428,15 +434,21 @@ export class ChangeFeedReader {
   }
 
   /**
-   * Per position of these columns, the latest log row of the ad there (-1: none): built once per set of columns from
-   * the rows held (each ad's latest row, placed by its row id), then brought forward with the rows read since, so a
-   * filter's candidates find their rows in position order rather than by row id all over memory.
+   * Per position of these columns, the latest log row of the ad there (-1: none): built from the rows held (each ad's
+   * latest row, placed by its row id) for a new layout of the columns or a new window of the log, else brought forward
+   * with the rows read since (carried), so a filter's candidates find their rows in position order rather than by row
+   * id all over memory.
    */
-  private rowsByPosition(columnar: ColumnarAds, index: FeedIndex): RowsOfPositions {
-    let held = this.byPosition.get(columnar);
-    // Built whole for each set of columns and rows (ranks move when a row brings an ad in): one pass over the rows.
-    if (!held || held.index !== index || held.upTo < index.length) {
-      const started = process.cpuUsage();
+  private rowsByPosition(state: ColumnsState, index: FeedIndex): RowsOfPositions {
+    const { columnar, layout } = state;
+    const last = this.held;
+    // Same layout: every position the arrays know holds the same ad in these columns (a tail batch appends new ads).
+    const follows = last !== null && last.index === index && last.layout === layout && last.n <= columnar.cols.n;
+    let held: RowsOfPositions;
+    if (follows && last.upTo === index.length && last.n === columnar.cols.n) held = last;
+    else if (follows) held = this.carried(last, columnar, index);
+    else {
+      const started = process.threadCpuUsage();
       const words = (columnar.cols.n + 31) >>> 5;
       const { next, rid, prev, before, after } = index;
       const positions = new Int32Array(index.prev.length).fill(-1);
@@ -471,11 +483,12 @@ export class ChangeFeedReader {
         rows[2 * rank + 1] = first;
         codes[rank] = changeCode(before[first] ?? -1, isNow) | (changeCode(before[row] ?? -1, isNow) << 3) | (isNow % 2 === 1 ? 64 : 0);
       }
-      held = { index, upTo: index.length, inWindow, rankBase, changed, rows, codes, positions };
-      this.byPosition.set(columnar, held);
-      const spent = process.cpuUsage(started);
+      held = { index, upTo: index.length, layout, n: columnar.cols.n, inWindow, rankBase, changed, rows, codes, positions };
+      const spent = process.threadCpuUsage(started);
       feedReadStats.lastBuildMs = (spent.user + spent.system) / 1000;
+      feedReadStats.builds++;
     }
+    this.held = held;
     if (index.filedUpTo < index.length) {
       const { advertiser, webmaster, dicts } = columnar.cols;
       for (let row = index.filedUpTo; row < index.length; row++) {
@@ -487,6 +500,97 @@ export class ChangeFeedReader {
       index.filedUpTo = index.length;
     }
     return held;
+  }
+
+  /**
+   * `held` brought forward to columns of the same layout (as long or longer) and the rows read since it was built: each
+   * new row takes over its ad's position from the ad's previous row (same layout, same position), or finds it by row
+   * id; the ranks are merged again only when an ad came into the window; the ads whose latest row is new get their
+   * rows and codes as a build gives them. Work in proportion to the new rows, plus a pass over the bitset and the ranks
+   * when ads came in: not a pass over every row held with a row id looked up for each.
+   */
+  private carried(held: RowsOfPositions, columnar: ColumnarAds, index: FeedIndex): RowsOfPositions {
+    const started = process.threadCpuUsage();
+    const n = columnar.cols.n;
+    const words = (n + 31) >>> 5;
+    const { rid, prev, before, after } = index;
+    let positions = held.positions;
+    if (positions.length < index.prev.length) {
+      positions = new Int32Array(index.prev.length).fill(-1);
+      positions.set(held.positions);
+    }
+    const inWindow = new Uint32Array(words);
+    inWindow.set(held.inWindow);
+    /** Pairs (position, row): the ads whose latest row is new, in row order (an ad's later row comes later). */
+    const touched: number[] = [];
+    /** The first position that came into the window (ranks before it stay): new ads of a tail come after every other. */
+    let lowest = n;
+    for (let row = held.upTo; row < index.length; row++) {
+      const previous = prev[row] ?? -1;
+      let p = previous >= 0 ? (positions[previous] ?? -1) : -1;
+      if (previous >= 0) positions[previous] = -1;
+      if (p < 0) p = columnar.positionOf(rid[row] ?? 0);
+      if (p < 0) p = columnar.positionOf(this.ridAt(index, row, columnar));
+      if (p < 0) continue;
+      positions[row] = p;
+      const word = inWindow[p >>> 5] ?? 0;
+      if ((word & (1 << (p & 31))) === 0 && p < lowest) lowest = p;
+      inWindow[p >>> 5] = word | (1 << (p & 31));
+      touched.push(p, row);
+    }
+    // The words before the first that changed keep their ranks.
+    const from = Math.min(lowest >>> 5, held.rankBase.length);
+    const rankBase = new Int32Array(words);
+    rankBase.set(held.rankBase.subarray(0, from));
+    let count = from < held.rankBase.length ? (held.rankBase[from] ?? 0) : held.changed.length;
+    const kept = count;
+    for (let w = from; w < words; w++) {
+      rankBase[w] = count;
+      count += bitCount(inWindow[w] ?? 0);
+    }
+    let { changed, rows, codes } = held;
+    if (count !== changed.length) {
+      // Ads came into the window: the ranks after the first of them move. The ads held keep their rows and codes.
+      changed = new Int32Array(count);
+      rows = new Int32Array(2 * count);
+      codes = new Uint8Array(count);
+      changed.set(held.changed.subarray(0, kept));
+      rows.set(held.rows.subarray(0, 2 * kept));
+      codes.set(held.codes.subarray(0, kept));
+      let old = kept;
+      let rank = kept;
+      for (let w = from; w < words; w++) {
+        let word = inWindow[w] ?? 0;
+        const was = held.inWindow[w] ?? 0;
+        while (word !== 0) {
+          const bit = word & -word;
+          word ^= bit;
+          changed[rank] = w * 32 + (31 - Math.clz32(bit));
+          if ((was & bit) !== 0) {
+            rows[2 * rank] = held.rows[2 * old] ?? -1;
+            rows[2 * rank + 1] = held.rows[2 * old + 1] ?? -1;
+            codes[rank] = held.codes[old] ?? 0;
+            old++;
+          }
+          rank++;
+        }
+      }
+    }
+    for (let t = 0; t < touched.length; t += 2) {
+      const p = touched[t] ?? 0;
+      const row = touched[t + 1] ?? 0;
+      const rank = (rankBase[p >>> 5] ?? 0) + bitCount((inWindow[p >>> 5] ?? 0) & ((1 << (p & 31)) - 1));
+      let first = row;
+      for (let r = prev[row] ?? -1; r >= 0; r = prev[r] ?? -1) first = r;
+      const isNow = after[row] ?? 0;
+      rows[2 * rank] = row;
+      rows[2 * rank + 1] = first;
+      codes[rank] = changeCode(before[first] ?? -1, isNow) | (changeCode(before[row] ?? -1, isNow) << 3) | (isNow % 2 === 1 ? 64 : 0);
+    }
+    const spent = process.threadCpuUsage(started);
+    feedReadStats.lastBuildMs = (spent.user + spent.system) / 1000;
+    feedReadStats.carried++;
+    return { index, upTo: index.length, layout: held.layout, n, inWindow, rankBase, changed, rows, codes, positions };
   }
 
   /** The ad's row id now: looked up again when a batch replaced its row since the log was read. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
@@ -13,6 +14,13 @@ export interface ColumnsState {
   columnar: ColumnarAds;
   /** Word -> one bit per position, for the words given a bitset at the last full build (writeWordBits). */
   wordBits: { get(word: string): Uint32Array | undefined };
+  /**
+   * Names the load or merge these columns' positions come from: a forward by the tail path keeps it (every stored ad
+   * keeps its position, new ones follow), a load or a merge takes a new one. Two versions with the same layout hold
+   * the same ads at the positions both have, so a reader may bring what it keeps per position forward (the change
+   * feed, change-feed-reader.ts) instead of building it again.
+   */
+  readonly layout: string;
 }
 
 /** The columns as this connection derives them: every word bitset is a view into one buffer, in the same order. */
@@ -196,7 +204,7 @@ export class LiveColumns {
       const bits = new Uint32Array(data.slice().buffer); // a copy: the blob's bytes need not be 4-byte aligned
       wordBits.get(word)?.set(bits.subarray(0, stride));
     }
-    return { columnar: new ColumnarAds(cols, undefined, { alloc: this.alloc }), wordBits };
+    return { columnar: new ColumnarAds(cols, undefined, { alloc: this.alloc }), wordBits, layout: randomUUID() };
   }
 
   /** The batch a forward is bringing the columns to (the writer's records are of that batch alone). */
@@ -324,7 +332,7 @@ export class LiveColumns {
     const addedAt = singles.filter(({ ad }) => isAdded.has(ad));
     const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc });
     columnar.warmLike(old);
-    return { columnar, wordBits: moveWordBits(state.wordBits, n, positionRuns(newPosition), addedAt, this.alloc) };
+    return { columnar, wordBits: moveWordBits(state.wordBits, n, positionRuns(newPosition), addedAt, this.alloc), layout: randomUUID() };
   }
 
   /**
@@ -460,7 +468,7 @@ export class LiveColumns {
     }
     const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc, indexes });
     const tailWords = added.map((ad, i) => ({ at: n0 + i, ad }));
-    return { columnar, wordBits: moveWordBits(state.wordBits, n, [{ src: 0, dst: 0, len: n0 }], tailWords, this.alloc) };
+    return { columnar, wordBits: moveWordBits(state.wordBits, n, [{ src: 0, dst: 0, len: n0 }], tailWords, this.alloc), layout: state.layout };
   }
 
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */

@@ -51,6 +51,8 @@ export interface Publication {
   /** meta.columns_base and meta.seq the columns are current to. */
   base: string;
   seq: number;
+  /** The columns' layout (ColumnsState.layout): kept by a tail forward, new after a load or a merge. */
+  layout: string;
   /** [0]: the newest sequence number published, for readers waiting for one (Atomics.wait). */
   control: Int32Array;
   cols: Omit<AdColumns, 'dicts'>;
@@ -174,6 +176,7 @@ export class ColumnsPublisher {
       lineage: this.lineage,
       base: state.base,
       seq: state.seq,
+      layout: state.layout,
       control: this.control,
       cols: arrays,
       indexes: state.columnar.allIndexes(),
@@ -289,6 +292,7 @@ class ColumnsFollower {
     const words = this.words;
     return {
       columnar: new ColumnarAds(cols, this.codes, { indexes }),
+      layout: p.layout,
       wordBits: {
         get: (word) => {
           const i = words.get(word);

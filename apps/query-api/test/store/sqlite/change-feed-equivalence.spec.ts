@@ -10,6 +10,10 @@ import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { difference, feedSince, positionOf, snapshotAfter } from '../change-feed.contract';
 import { liveSightings } from '../live-sightings';
+import type { AdLine } from '../../../src/ingest/ad-line';
+import { toAdRecord } from '../../../src/ingest/ad-line';
+import { generateDemoAds } from '../../../src/ingest/demo-generator';
+import { dayNumber } from '../../../src/store/text';
 
 describe('the change feed replayed from any watermark equals the difference of two snapshots (SQLite)', () => {
   let dir: string;
@@ -121,4 +125,89 @@ describe('the change feed replayed from any watermark equals the difference of t
       await writer.close();
     }
   });
+
+  it('holds when feed calls come between tail batches and merges, the per-position arrays brought forward over tail batches', async () => {
+    const { firstLoad, batches } = tailAndMerges(1_500, 24);
+    const file = join(dir, 'tail.sqlite');
+    const writer = new SqliteWriter(file);
+    await writer.write(firstLoad);
+    await writer.finish();
+    const store = new SqliteStore({ file, workers: 0 });
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const columns = new LiveColumns(db);
+      const reader = new ChangeFeedReader(db, columns);
+      const asStore = { adChanges: async (query: AdChangesQuery) => reader.changes(query) };
+      const positions: ChangePosition[] = [await positionOf(store)];
+      const counted = { builds: feedReadStats.builds, carried: feedReadStats.carried };
+      let merges = 0;
+      for (const [i, batch] of batches.entries()) {
+        await writer.apply(batch);
+        positions.push(await positionOf(store));
+        const k = i + 1;
+        const tails = columns.tailForwards;
+        const now = snapshotAfter(firstLoad, batches, k);
+        // The oldest watermark first (the window holds every batch from then on: no new window, no rebuild for it).
+        for (const j of [0, Math.floor(k / 2), k - 1]) {
+          const then = snapshotAfter(firstLoad, batches, j);
+          for (const filter of [{}, { country: 'US' }] as AdFilter[]) {
+            const keep = (ad: AdRecord) => filter.country === undefined || ad.countries.includes(filter.country);
+            expect(new Map(await feedSince(asStore, positions[j] as ChangePosition, filter, 13))).toEqual(difference(then, now, keep));
+          }
+        }
+        // The first call after a batch brought the columns forward: by the tail path or by a merge.
+        if (k > 1 && columns.tailForwards === tails) merges++;
+      }
+      // The stream takes both paths, and only a merge (or the first call) built the arrays whole.
+      expect(merges).toBeGreaterThan(3);
+      expect(batches.length - 1 - merges).toBeGreaterThan(8);
+      expect(feedReadStats.builds - counted.builds).toBe(1 + merges);
+      expect(feedReadStats.carried - counted.carried).toBe(batches.length - 1 - merges);
+    } finally {
+      db.close();
+      await store.close();
+      await writer.close();
+    }
+  });
 });
+
+/**
+ * Batches the live writer appends as a tail (ADR 0013: new ads of the newest day with ids after every stored one, on
+ * hosts the store knows; re-sightings that move dates, status and impressions), every third one with a re-sighting
+ * that adds a country (its lists change: the columns are merged, positions move). The first 60 % in id order load first.
+ */
+function tailAndMerges(count: number, batchCount: number): { firstLoad: AdRecord[]; batches: AdRecord[][] } {
+  const lines = [...generateDemoAds(count, 4242)].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const firstLoad = lines.slice(0, Math.floor(count * 0.6));
+  const day = firstLoad.reduce((max, line) => (line.last_seen_date > max ? line.last_seen_date : max), '');
+  const latest = new Map(firstLoad.map((line) => [line.id, line]));
+  const known = firstLoad.map((line) => line.id);
+  const fresh = lines.slice(firstLoad.length);
+  const perBatch = Math.floor(fresh.length / batchCount);
+  const batches: AdRecord[][] = [];
+  for (let b = 0; b < batchCount; b++) {
+    const batch: AdLine[] = [];
+    fresh.slice(b * perBatch, (b + 1) * perBatch).forEach((line, i) => {
+      const host = firstLoad[(i * 7919 + b) % firstLoad.length] as AdLine;
+      const added = { ...line, first_seen_date: day, last_seen_date: day, activity_days_amount: 1, landing_url: host.landing_url };
+      batch.push(added);
+      latest.set(added.id, added);
+      const id = known[(b * 104_729 + i * 31) % known.length] as string;
+      const was = latest.get(id) as AdLine;
+      const span = dayNumber(day) - dayNumber(was.first_seen_date) + 1;
+      const seen = { ...was, last_seen_date: day, status_today: i % 3 === 0 ? ('inactive' as const) : ('active' as const), activity_days_amount: Math.min(span, was.activity_days_amount + 1), impressions: was.impressions + 1 };
+      batch.push(seen);
+      latest.set(id, seen);
+    });
+    if (b % 3 === 2) {
+      const id = known[(b * 7) % known.length] as string;
+      const was = latest.get(id) as AdLine;
+      const extra = ['US', 'DE', 'BR', 'IN', 'FR', 'JP'].find((c) => !was.countries.includes(c)) ?? 'ZZ';
+      const seen = { ...was, last_seen_date: day, countries: [...was.countries, extra] };
+      batch.push(seen);
+      latest.set(id, seen);
+    }
+    batches.push(batch.map(toAdRecord));
+  }
+  return { firstLoad: firstLoad.map(toAdRecord), batches };
+}
