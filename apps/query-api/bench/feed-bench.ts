@@ -384,7 +384,7 @@ function held(): string {
   const { heldRows, heldBytes, positionBytes, lastBuildMs } = feedReadStats;
   return (
     `log held: ${heldRows.toLocaleString('en')} rows, ${(heldBytes / 1e6).toFixed(1)} MB (${(heldBytes / Math.max(1, heldRows)).toFixed(1)} B a row), ` +
-    `per-position arrays ${(positionBytes / 1e6).toFixed(1)} MB (built in ${lastBuildMs.toFixed(1)} ms CPU, once per set of columns)`
+    `per-position arrays ${(positionBytes / 1e6).toFixed(1)} MB (last built or brought forward in ${lastBuildMs.toFixed(1)} ms CPU, once per set of columns)`
   );
 }
 
