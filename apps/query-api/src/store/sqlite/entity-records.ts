@@ -1,6 +1,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { nameSuffixes } from '../text';
 import {
+  type CreativeAd,
+  creativeFacetsOf,
   DISTINCT_FACETS,
   distinctFacet,
   type EntityKind,
@@ -71,6 +73,8 @@ export class EntityRecords {
    */
   applyChanges(changes: FacetTotals): Map<EntityKind, Map<string, RenderedEntity | null>> {
     const touched = new Map<EntityKind, Set<string>>(ENTITY_KINDS.map((k) => [k, new Set()]));
+    // Creatives keep no counters (STORED_KINDS): one whose ads changed is rendered again from its ads.
+    touched.set('creative', new Set(changes.changed('creative')));
     const distinct = new Map<string, { kind: FacetKind; id: string; facet: string; n: number }>();
     const add = (kind: FacetKind, id: string, facet: string, key: string, n: number): number => {
       const { n: now } = this.s.upsertFacet.get(kind, id, facet, key, n) as { n: number };
@@ -101,7 +105,7 @@ export class EntityRecords {
       const done = new Map<string, RenderedEntity | null>();
       rendered.set(kind, done);
       for (const id of touched.get(kind) ?? []) {
-        const entity = renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => this.creativeTitle(id));
+        const entity = kind === 'creative' ? this.renderCreative(id) : renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => '');
         done.set(id, entity);
         if (!entity) {
           this.s.deleteNames.run(kind, id);
@@ -142,10 +146,14 @@ export class EntityRecords {
     }
   }
 
-  /** The title of the creative's ad with the lowest id (ads_by_creative is on (creative_id, id)). */
-  private creativeTitle(id: string): string {
-    const row = this.s.creativeTitle.get(id) as { title: string } | undefined;
-    return row?.title ?? '';
+  /**
+   * A creative's record from its ads (ads_by_creative is on (creative_id, id): in id order, so the first row's title is
+   * the one the port's rule names); null when it has none left.
+   */
+  private renderCreative(id: string): RenderedEntity | null {
+    const ads = this.s.creativeAds.all(id) as (CreativeAd & { title: string })[];
+    const title = ads[0]?.title ?? '';
+    return renderEntity('creative', id, creativeFacetsOf(ads), () => id, () => title);
   }
 
   /** The counters of one entity, read from the facet table. */
@@ -216,9 +224,8 @@ function prepare(db: DatabaseSync) {
     entityNames: st('SELECT suffix FROM name_index WHERE kind = ? AND id = ?'),
     insertName: st('INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES (?, ?, ?)'),
     deleteNames: st('DELETE FROM name_index WHERE kind = ? AND id = ?'),
-    creativeTitle: st(
-      'SELECT d.creative_title AS title FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id LIMIT 1',
-    ),
+    creativeAds: st(`SELECT a.creative_format, a.platform, a.advertiser_id, a.status, a.first_seen, a.last_seen, d.creative_title AS title
+      FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id`),
     getMeta: st('SELECT value FROM meta WHERE key = ?'),
     setMeta: st('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
   };
