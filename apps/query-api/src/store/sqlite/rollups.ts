@@ -49,6 +49,12 @@ export function facetSourceOf(ad: AdRow): FacetSource {
   };
 }
 
+/** The process's CPU seconds so far (a load's steps are timed in CPU: wall time on a shared machine tells little). */
+export function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
 export interface RollupOptions {
   /**
    * Words in at least `wordBitsMinShare` and at most `wordBitsMaxShare` of the ads get a bitset over the column
@@ -62,28 +68,62 @@ export interface RollupOptions {
 export const DEFAULT_ROLLUP_OPTIONS: RollupOptions = { wordBitsMinShare: 0.02, wordBitsMaxShare: 0.3 };
 
 /**
- * Rebuilds every rollup from the ads table in one pass: the entity counters and records (advertisers, webmasters,
- * creatives, domains, apps; entity-records.ts), the name index, the catalog, the ad columns and the word bitsets (ad-columns.ts).
+ * What the rollups are built from, one ad row at a time: the entity counters, each creative's title and the columns.
+ * A load that starts on an empty store gathers it as it writes the rows (SqliteWriter.write), so finish() does not read
+ * them back; otherwise buildRollups reads every row into a new one.
  */
-export function buildRollups(db: DatabaseSync, timings: Record<string, number> = {}, options: RollupOptions = DEFAULT_ROLLUP_OPTIONS): void {
-  let started = performance.now();
-  const lap = (name: string) => {
-    timings[name] = (performance.now() - started) / 1000;
-    started = performance.now();
-  };
-  const totals = new FacetTotals();
+export class RollupPass {
+  readonly totals = new FacetTotals();
   /** Per creative, its ad with the lowest id and that ad's title (the port's rule for a creative's title). */
-  const creativeTitles = new Map<string, { adId: string; title: string }>();
-  const columns = new AdColumnsBuilder();
+  readonly creativeTitles = new Map<string, { adId: string; title: string }>();
+  readonly columns = new AdColumnsBuilder();
+  /** The last row added: rows come in row-id order (the columns' order before build()). */
+  private lastRid = 0;
+  /** The ids added (SqliteWriter.write looks up only the ids it wrote before). */
+  private readonly ids = new Set<string>();
 
-  const rows = db.prepare(`SELECT ${AD_ROW_COLUMNS} FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`).iterate() as IterableIterator<AdRow>;
-  for (const ad of rows) {
-    const source = facetSourceOf(ad);
-    eachFacet(source, 1, totals);
-    const title = creativeTitles.get(ad.creative_id);
-    if (!title || ad.id < title.adId) creativeTitles.set(ad.creative_id, { adId: ad.id, title: ad.creative_title });
-    columns.add(ad, source.countries, source.categories, ad.status === 'active' ? 1 : 0);
+  /** Whether no row of this id was added. */
+  hasNot(id: string): boolean {
+    return !this.ids.has(id);
   }
+
+  /** Adds one row; false (adding nothing) when it does not come after the last one (the caller reads the rows back then). */
+  add(ad: AdRow): boolean {
+    if (ad.rid <= this.lastRid) return false;
+    this.lastRid = ad.rid;
+    this.ids.add(ad.id);
+    const source = facetSourceOf(ad);
+    eachFacet(source, 1, this.totals);
+    const title = this.creativeTitles.get(ad.creative_id);
+    if (!title || ad.id < title.adId) this.creativeTitles.set(ad.creative_id, { adId: ad.id, title: ad.creative_title });
+    this.columns.add(ad, source.countries, source.categories, ad.status === 'active' ? 1 : 0);
+    return true;
+  }
+}
+
+/**
+ * Rebuilds every rollup from the ads table: the entity counters and records (advertisers, webmasters, creatives,
+ * domains, apps; entity-records.ts), the name index, the catalog, the ad columns and the word bitsets (ad-columns.ts).
+ * `gathered`: the pass over every row of the table, gathered as they were written; without it, the rows are read here.
+ */
+export function buildRollups(
+  db: DatabaseSync,
+  timings: Record<string, number> = {},
+  options: RollupOptions = DEFAULT_ROLLUP_OPTIONS,
+  gathered: RollupPass | null = null,
+): void {
+  let started = cpuSeconds();
+  const lap = (name: string) => {
+    timings[name] = cpuSeconds() - started;
+    started = cpuSeconds();
+  };
+  let pass = gathered;
+  if (!pass) {
+    pass = new RollupPass();
+    const rows = db.prepare(`SELECT ${AD_ROW_COLUMNS} FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`).iterate() as IterableIterator<AdRow>;
+    for (const ad of rows) pass.add(ad);
+  }
+  const { totals, creativeTitles, columns } = pass;
 
   lap('rollups.read');
   db.exec('BEGIN');
