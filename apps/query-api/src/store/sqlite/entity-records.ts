@@ -9,6 +9,7 @@ import {
   type FacetKind,
   type Facets,
   type FacetTotals,
+  type LoadTotals,
   renderCatalog,
   renderEntity,
   type RenderedEntity,
@@ -29,11 +30,11 @@ export class EntityRecords {
   }
 
   /** A full load: every counter, every record, the name index and the catalog, replacing what was there. */
-  writeAll(totals: FacetTotals, creativeTitles: Map<string, string>): Map<EntityKind, Map<string, RenderedEntity>> {
+  writeAll(totals: LoadTotals, creativeTitles: Map<string, string>): Map<EntityKind, Map<string, RenderedEntity>> {
     this.db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
       DELETE FROM entities; DELETE FROM name_index; DELETE FROM entity_facets;`);
     const facets = new RowInserter(this.db, 'INSERT INTO entity_facets (kind, id, facet, key, n) VALUES', 5);
-    totals.eachCounter(true, (kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
+    totals.stored.eachCounter(true, (kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
     facets.flush();
     const entities = new RowInserter(this.db, 'INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES', 5);
     const rendered = new Map<EntityKind, Map<string, RenderedEntity>>(ENTITY_KINDS.map((k) => [k, new Map()]));

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { AdColumnsBuilder, type ColumnSource, encodeAdColumns, writeWordBits } from './ad-columns';
-import { type FacetSource, FacetTotals, eachFacet } from './entity-facets';
+import { type FacetSource, eachFacet, LoadTotals } from './entity-facets';
 import { EntityRecords } from './entity-records';
 import { ROLLUP_INDEXES } from './schema';
 
@@ -68,62 +68,28 @@ export interface RollupOptions {
 export const DEFAULT_ROLLUP_OPTIONS: RollupOptions = { wordBitsMinShare: 0.02, wordBitsMaxShare: 0.3 };
 
 /**
- * What the rollups are built from, one ad row at a time: the entity counters, each creative's title and the columns.
- * A load that starts on an empty store gathers it as it writes the rows (SqliteWriter.write), so finish() does not read
- * them back; otherwise buildRollups reads every row into a new one.
+ * Rebuilds every rollup from the ads table in one pass: the entity counters and records (advertisers, webmasters,
+ * creatives, domains, apps; entity-records.ts), the name index, the catalog, the ad columns and the word bitsets (ad-columns.ts).
  */
-export class RollupPass {
-  readonly totals = new FacetTotals();
-  /** Per creative, its ad with the lowest id and that ad's title (the port's rule for a creative's title). */
-  readonly creativeTitles = new Map<string, { adId: string; title: string }>();
-  readonly columns = new AdColumnsBuilder();
-  /** The last row added: rows come in row-id order (the columns' order before build()). */
-  private lastRid = 0;
-  /** The ids added (SqliteWriter.write looks up only the ids it wrote before). */
-  private readonly ids = new Set<string>();
-
-  /** Whether no row of this id was added. */
-  hasNot(id: string): boolean {
-    return !this.ids.has(id);
-  }
-
-  /** Adds one row; false (adding nothing) when it does not come after the last one (the caller reads the rows back then). */
-  add(ad: AdRow): boolean {
-    if (ad.rid <= this.lastRid) return false;
-    this.lastRid = ad.rid;
-    this.ids.add(ad.id);
-    const source = facetSourceOf(ad);
-    eachFacet(source, 1, this.totals);
-    const title = this.creativeTitles.get(ad.creative_id);
-    if (!title || ad.id < title.adId) this.creativeTitles.set(ad.creative_id, { adId: ad.id, title: ad.creative_title });
-    this.columns.add(ad, source.countries, source.categories, ad.status === 'active' ? 1 : 0);
-    return true;
-  }
-}
-
-/**
- * Rebuilds every rollup from the ads table: the entity counters and records (advertisers, webmasters, creatives,
- * domains, apps; entity-records.ts), the name index, the catalog, the ad columns and the word bitsets (ad-columns.ts).
- * `gathered`: the pass over every row of the table, gathered as they were written; without it, the rows are read here.
- */
-export function buildRollups(
-  db: DatabaseSync,
-  timings: Record<string, number> = {},
-  options: RollupOptions = DEFAULT_ROLLUP_OPTIONS,
-  gathered: RollupPass | null = null,
-): void {
+export function buildRollups(db: DatabaseSync, timings: Record<string, number> = {}, options: RollupOptions = DEFAULT_ROLLUP_OPTIONS): void {
   let started = cpuSeconds();
   const lap = (name: string) => {
     timings[name] = cpuSeconds() - started;
     started = cpuSeconds();
   };
-  let pass = gathered;
-  if (!pass) {
-    pass = new RollupPass();
-    const rows = db.prepare(`SELECT ${AD_ROW_COLUMNS} FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`).iterate() as IterableIterator<AdRow>;
-    for (const ad of rows) pass.add(ad);
+  const totals = new LoadTotals();
+  /** Per creative, its ad with the lowest id and that ad's title (the port's rule for a creative's title). */
+  const creativeTitles = new Map<string, { adId: string; title: string }>();
+  const columns = new AdColumnsBuilder();
+
+  const rows = db.prepare(`SELECT ${AD_ROW_COLUMNS} FROM ads a NOT INDEXED JOIN ad_docs d ON d.rid = a.rid ORDER BY a.rid`).iterate() as IterableIterator<AdRow>;
+  for (const ad of rows) {
+    const source = facetSourceOf(ad);
+    eachFacet(source, 1, totals);
+    const title = creativeTitles.get(ad.creative_id);
+    if (!title || ad.id < title.adId) creativeTitles.set(ad.creative_id, { adId: ad.id, title: ad.creative_title });
+    columns.add(ad, source.countries, source.categories, ad.status === 'active' ? 1 : 0);
   }
-  const { totals, creativeTitles, columns } = pass;
 
   lap('rollups.read');
   db.exec('BEGIN');

@@ -12,7 +12,7 @@ import { type KnownRow, LiveColumns } from './live-columns';
 import { ChangeLog } from './change-log';
 import { ColumnsPublisher, type Publication } from './shared-columns';
 import { sharedAlloc } from './typed-alloc';
-import { AD_ROW_COLUMNS, type AdRow, buildRollups, cpuSeconds, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, RollupPass, type RollupOptions } from './rollups';
+import { AD_ROW_COLUMNS, type AdRow, buildRollups, cpuSeconds, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
 import { ADDED, applyPragmasForWriting, BASE_TABLES, REMOVED, SCHEMA_VERSION, SECONDARY_INDEXES, UPDATED } from './schema';
 
 /**
@@ -36,12 +36,6 @@ export class SqliteWriter implements AdStoreWriter {
   private publisher: ColumnsPublisher | null = null;
   /** Live changes logged since the columns were last stored. */
   private changesSinceCheckpoint: number;
-  /**
-   * The rollups of the rows written since the store was empty and never finished, gathered as they are written
-   * (rollups.ts): finish() then reads no row back. Null when the store held rows (an ingest adding to it), once a row
-   * is replaced or a batch rolled back, and after finish(): finish() reads every row then.
-   */
-  private gathering: RollupPass | null;
 
   /**
    * `checkpointEvery`: after this many logged live changes (rows removed or added) the columns are stored again and
@@ -64,7 +58,6 @@ export class SqliteWriter implements AdStoreWriter {
     this.entities = new EntityRecords(this.db);
     this.changeLog = new ChangeLog(this.db);
     this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
-    this.gathering = this.meta('columns_seq') === null && !this.db.prepare('SELECT 1 FROM ads LIMIT 1').get() ? new RollupPass() : null;
   }
 
   async size(): Promise<number> {
@@ -76,7 +69,6 @@ export class SqliteWriter implements AdStoreWriter {
     this.dropAll();
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
-    this.gathering = new RollupPass();
   }
 
   private dropAll(): void {
@@ -98,25 +90,17 @@ export class SqliteWriter implements AdStoreWriter {
     try {
       for (const ad of batch) {
         try {
-          // While gathering, every row was written by this load: an id it has not written is not stored.
-          const existing = this.gathering?.hasNot(ad.id) ? undefined : (s.findRid.get(ad.id) as { rid: number } | undefined);
-          if (existing) {
-            this.remove(existing.rid);
-            this.gathering = null;
-          }
-          const rid = this.insert(ad, contentDigest(ad));
-          if (this.gathering && !this.gathering.add(knownRow(ad, rid).row)) this.gathering = null;
+          const existing = s.findRid.get(ad.id) as { rid: number } | undefined;
+          if (existing) this.remove(existing.rid);
+          this.insert(ad, contentDigest(ad));
           written++;
         } catch (error) {
-          // Some of its rows may be written: finish() reads back what is there.
-          this.gathering = null;
           rejected.push({ line: 0, id: ad.id, reason: `sqlite: ${(error as Error).message}` });
         }
       }
       this.db.exec('COMMIT');
     } catch (error) {
       this.db.exec('ROLLBACK');
-      this.gathering = null;
       throw new Error('writing a batch to SQLite failed', { cause: error });
     }
     return { written, rejected };
@@ -281,9 +265,7 @@ export class SqliteWriter implements AdStoreWriter {
       this.timings[name] = cpuSeconds() - started;
     };
     step('indexes', () => this.db.exec(SECONDARY_INDEXES));
-    const gathered = this.gathering;
-    this.gathering = null;
-    step('rollups', () => buildRollups(this.db, this.timings, this.rollupOptions, gathered));
+    step('rollups', () => buildRollups(this.db, this.timings, this.rollupOptions));
     step('analyze', () => this.db.exec('PRAGMA analysis_limit = 1000; ANALYZE;'));
     // The columns now hold every row up to the current sequence number; readers reload them (a new base).
     this.setMeta('columns_seq', this.meta('seq') ?? '0');
