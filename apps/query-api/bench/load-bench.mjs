@@ -3,7 +3,8 @@
  * Benchmark (not a test) of the offline load: runs `cli.js seed --count N --pictures 0 --render later` of one or more
  * builds side by side (alternating, same machine, same minutes) and prints, per build and size, the wall seconds and
  * the process's CPU seconds (all threads, from /proc/<pid>/stat) of each phase: generating the demo NDJSON, writing the
- * rows, and finish() (indexes, rollups). A phase ends when the seed prints its line (cli.ts, ingest.ts).
+ * rows, and finish() (indexes, rollups), then each build's line of finish()'s steps (CPU seconds, where it prints one).
+ * A phase ends when the seed prints its line (cli.ts, ingest.ts).
  *   node apps/query-api/bench/load-bench.mjs [--cli=dist/apps/query-api/cli.js,/tmp/old/cli.js] [--sizes=100000,1000000] [--runs=1]
  * Needs no Redis: with --pictures 0 the seed queues no pictures.
  */
@@ -46,6 +47,8 @@ function seed(cli, count) {
   const sampler = setInterval(() => (lastCpu = cpuOf(child.pid) ?? lastCpu), 50);
   const mark = (name) => marks.push({ name, wall: (performance.now() - started) / 1000, cpu: cpuOf(child.pid) ?? lastCpu });
   let buffered = '';
+  /** The seed's line of finish()'s steps (a build that prints one). */
+  let steps = '';
   child.stderr.on('data', (chunk) => {
     buffered += chunk.toString();
     let at;
@@ -55,6 +58,7 @@ function seed(cli, count) {
       if (line.startsWith('generated ')) mark('generate');
       else if (line.startsWith('rows written')) mark('rows');
       else if (line.startsWith('ingested ')) mark('finish');
+      else if (/^\s+finish[:,]/.test(line)) steps = line.trim();
       else if (line.startsWith('error')) process.stderr.write(`${line}\n`);
     }
   });
@@ -70,7 +74,7 @@ function seed(cli, count) {
         previous = m;
       }
       phases.load = { wall: phases.rows.wall + phases.finish.wall, cpu: phases.rows.cpu + phases.finish.cpu };
-      resolve(phases);
+      resolve({ phases, steps });
     });
   });
 }
@@ -80,10 +84,12 @@ const rate = (count, s) => Math.round(count / s).toLocaleString('en');
 console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the start (${new Date().toISOString()})`);
 console.log('| ads | build | generate: wall s / CPU s / ads per CPU s | rows: wall / CPU | finish: wall / CPU | load: wall s / CPU s / ads/s (wall) / ads per CPU s |');
 console.log('|---:|---|---|---|---|---|');
+const stepLines = [];
 for (const count of sizes) {
   for (let run = 0; run < runs; run++) {
     for (const cli of clis) {
-      const p = await seed(cli, count);
+      const { phases: p, steps } = await seed(cli, count);
+      if (steps) stepLines.push(`${count.toLocaleString('en')} ${cli}: ${steps}`);
       console.log(
         `| ${count.toLocaleString('en')} | ${cli} | ${f1(p.generate.wall)} / ${f1(p.generate.cpu)} / ${rate(count, p.generate.cpu)} | ${f1(p.rows.wall)} / ${f1(p.rows.cpu)} | ` +
           `${f1(p.finish.wall)} / ${f1(p.finish.cpu)} | ${f1(p.load.wall)} / ${f1(p.load.cpu)} / ${rate(count, p.load.wall)} / ${rate(count, p.load.cpu)} |`,
@@ -91,4 +97,5 @@ for (const count of sizes) {
     }
   }
 }
+for (const line of stepLines) console.log(line);
 console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`);

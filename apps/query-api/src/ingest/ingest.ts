@@ -17,7 +17,7 @@ export interface IngestSummary {
   seconds: number;
   /** Of `seconds`, the time spent in finish() (indexes, rollups, refresh). */
   finishSeconds: number;
-  /** Seconds per step of finish(), where the writer tells them (the SQLite writer's `timings`). */
+  /** CPU seconds per step of finish(), where the writer tells them (the SQLite writer's `timings`). */
   finishSteps: Record<string, number>;
   rowsPerSecond: number;
 }
@@ -148,7 +148,7 @@ export function formatSummary(summary: IngestSummary): string {
     `ingested ${summary.written} ads from ${summary.lines} lines in ${summary.seconds.toFixed(1)} s (${summary.rowsPerSecond} rows/s; ` +
       `indexes and rollups ${summary.finishSeconds.toFixed(1)} s of it)`,
     ...(Object.keys(summary.finishSteps).length
-      ? [`  finish: ${Object.entries(summary.finishSteps).map(([step, seconds]) => `${step} ${seconds.toFixed(1)} s`).join(', ')}`]
+      ? [`  finish, CPU: ${Object.entries(summary.finishSteps).map(([step, seconds]) => `${step} ${seconds.toFixed(1)} s`).join(', ')}`]
       : []),
     `rejected ${summary.rejected} rows`,
     ...summary.reasons.slice(0, 10).map((r) => `  ${r.count} x ${r.reason}`),

@@ -71,15 +71,24 @@ export interface FacetSink {
   entity(kind: FacetKind, id: string): AddToEntity;
 }
 
+/**
+ * The kinds whose counters are stored (entity_facets). A creative has a few ads (the ads_by_creative index finds them),
+ * so a live batch renders it from its ads (EntityRecords.creativeFacets) instead of from stored counters: a third of
+ * the counters a load would write, and most of a batch's counter writes, are not needed.
+ */
+export const STORED_KINDS: ReadonlySet<FacetKind> = new Set<FacetKind>(['advertiser', 'webmaster', 'domain', 'app', 'store']);
+
+/**
+ * The kinds whose records (or the catalog) show a first and last seen date: only these count the ads' dates, a key
+ * per distinct date (webmasters, domains and apps show none: their dates were most of the counters a load wrote).
+ */
+const DATED_KINDS: ReadonlySet<FacetKind> = new Set<FacetKind>(['advertiser', 'creative', 'store']);
+
 /** Adds the ad to every counter it counts for (sign -1: takes it back). */
 export function eachFacet(ad: FacetSource, sign: 1 | -1, sink: FacetSink): void {
-  const active = ad.status === 'active';
   const entity = (kind: FacetKind, id: string): AddToEntity => {
     const add = sink.entity(kind, id);
-    add('#ads', SCALAR, sign);
-    if (active) add('#active', SCALAR, sign);
-    add('first', ad.first_seen, sign);
-    add('last', ad.last_seen, sign);
+    countAd(ad, sign, add, DATED_KINDS.has(kind));
     return add;
   };
   const each = (add: AddToEntity, facet: string, keys: string[]) => {
@@ -105,10 +114,7 @@ export function eachFacet(ad: FacetSource, sign: 1 | -1, sink: FacetSink): void 
     webmaster('domain', ad.registrable, sign);
   }
 
-  const creative = entity('creative', ad.creative_id);
-  creative('format', ad.creative_format, sign);
-  creative('platform', ad.platform, sign);
-  creative('advertiser', ad.advertiser_id, sign);
+  creativeFacets(ad, sign, entity('creative', ad.creative_id));
 
   const domain = entity('domain', ad.registrable);
   domain('advertiser', ad.advertiser_id, sign);
@@ -126,6 +132,38 @@ export function eachFacet(ad: FacetSource, sign: 1 | -1, sink: FacetSink): void 
   each(store, 'country', ad.countries);
   each(store, 'category', ad.categories);
   each(store, 'language', ad.languages);
+}
+
+/** What every ad counts for in each of its entities: `#ads`, `#active` and (`dated`) its first and last seen date. */
+function countAd(ad: Pick<FacetSource, 'status' | 'first_seen' | 'last_seen'>, sign: 1 | -1, add: AddToEntity, dated: boolean): void {
+  add('#ads', SCALAR, sign);
+  if (ad.status === 'active') add('#active', SCALAR, sign);
+  if (dated) {
+    add('first', ad.first_seen, sign);
+    add('last', ad.last_seen, sign);
+  }
+}
+
+/** What one ad counts for in its creative's counters, apart from what countAd counts. */
+function creativeFacets(ad: Pick<FacetSource, 'creative_format' | 'platform' | 'advertiser_id'>, sign: 1 | -1, creative: AddToEntity): void {
+  creative('format', ad.creative_format, sign);
+  creative('platform', ad.platform, sign);
+  creative('advertiser', ad.advertiser_id, sign);
+}
+
+/** A creative's ads, as its counters read them (a live batch renders a creative from these: STORED_KINDS). */
+export type CreativeAd = Pick<FacetSource, 'creative_format' | 'platform' | 'advertiser_id' | 'status' | 'first_seen' | 'last_seen'>;
+
+/** The counters of one creative, from all its ads: the same as a full load's (eachFacet), for renderEntity. */
+export function creativeFacetsOf(ads: Iterable<CreativeAd>): Facets {
+  const totals = new FacetTotals();
+  const add = totals.entity('creative', '');
+  for (const ad of ads) {
+    countAd(ad, 1, add, DATED_KINDS.has('creative'));
+    creativeFacets(ad, 1, add);
+  }
+  for (const [, , facets] of totals.entities()) return facets;
+  return memoryFacets(new Map());
 }
 
 /** The counters of one entity, as a renderer reads them (in memory for a full load, from SQLite for a batch). */
@@ -299,14 +337,27 @@ export class FacetTotals implements FacetSink {
     };
   }
 
+  /** The ids of `kind` with a counter that is not 0 (in a batch's changes: the entities whose counts moved). */
+  *changed(kind: FacetKind): Generator<string> {
+    for (const [id, facets] of this.byKind.get(kind) ?? []) {
+      for (const counts of facets.values()) {
+        if (counts.keys.size) {
+          yield id;
+          break;
+        }
+      }
+    }
+  }
+
   /** Every entity, as (kind, id, its counters). */
   *entities(): Generator<[FacetKind, string, Facets]> {
     for (const [kind, ids] of this.byKind) for (const [id, facets] of ids) yield [kind, id, memoryFacets(facets)];
   }
 
   /**
-   * Every counter that is not 0, in (kind, id, facet, key) order (the facet table's key: appending is cheap). As totals
-   * of a full load, `withDistinct` adds the distinct-count scalars; as a batch's changes, counters are deltas.
+   * Every stored counter (STORED_KINDS) that is not 0, in (kind, id, facet, key) order (the facet table's key: appending
+   * is cheap). As totals of a full load, `withDistinct` adds the distinct-count scalars; as a batch's changes, counters
+   * are deltas.
    */
   *counters(withDistinct: boolean): Generator<FacetDelta> {
     const rows: FacetDelta[] = [];
@@ -318,8 +369,12 @@ export class FacetTotals implements FacetSink {
    * counters() as calls, without an object per counter (a full load has about one counter per ad). Strings sort by
    * UTF-16 code units here, as `<` compares them.
    */
-  eachCounter(withDistinct: boolean, fn: (kind: FacetKind, id: string, facet: string, key: string, n: number) => void): void {
-    for (const kind of [...this.byKind.keys()].sort()) {
+  eachCounter(
+    withDistinct: boolean,
+    fn: (kind: FacetKind, id: string, facet: string, key: string, n: number) => void,
+    kinds: ReadonlySet<FacetKind> = STORED_KINDS,
+  ): void {
+    for (const kind of [...this.byKind.keys()].filter((k) => kinds.has(k)).sort()) {
       const ids = this.byKind.get(kind) ?? new Map<string, Map<string, FacetCounts>>();
       for (const id of [...ids.keys()].sort()) {
         const facets = ids.get(id) ?? new Map<string, FacetCounts>();
@@ -362,4 +417,87 @@ function memoryFacets(facets: Map<string, FacetCounts>): Facets {
     min: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k < m ? k : m), null),
     max: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k > m ? k : m), null),
   };
+}
+
+/** Keys and their counts in two short arrays: a creative has one format, a platform or two, an advertiser or two. */
+class FewCounts {
+  readonly keys: string[] = [];
+  readonly counts: number[] = [];
+
+  add(key: string, n: number): void {
+    const at = this.keys.indexOf(key);
+    if (at < 0) {
+      this.keys.push(key);
+      this.counts.push(n);
+    } else this.counts[at] = (this.counts[at] ?? 0) + n;
+  }
+
+  entries(): [string, number][] {
+    return this.keys.map((key, i) => [key, this.counts[i] ?? 0]);
+  }
+}
+
+/**
+ * One creative's counters in a full load, adds only: a few fields instead of a map per facet (a load has a creative
+ * for every three ads or so, and maps per creative were most of its memory). Read as the same Facets as FacetTotals'.
+ */
+class CreativeCounts implements Facets {
+  private ads = 0;
+  private active = 0;
+  private first: string | null = null;
+  private last: string | null = null;
+  private readonly facets = new Map<string, FewCounts>();
+
+  readonly add: AddToEntity = (facet, key, n) => {
+    if (n < 0) throw new Error('a full load only adds');
+    if (facet === '#ads') this.ads += n;
+    else if (facet === '#active') this.active += n;
+    else if (facet === 'first') this.first = this.first === null || key < this.first ? key : this.first;
+    else if (facet === 'last') this.last = this.last === null || key > this.last ? key : this.last;
+    else {
+      let counts = this.facets.get(facet);
+      if (!counts) this.facets.set(facet, (counts = new FewCounts()));
+      counts.add(key, n);
+    }
+  };
+
+  entries(facet: string): [string, number][] {
+    return this.facets.get(facet)?.entries() ?? [];
+  }
+
+  scalar(name: string): number {
+    if (name === '#ads') return this.ads;
+    if (name === '#active') return this.active;
+    return name.startsWith('#') && DISTINCT_FACETS.has(name.slice(1)) ? (this.facets.get(name.slice(1))?.keys.length ?? 0) : 0;
+  }
+
+  min(facet: string): string | null {
+    return facet === 'first' ? this.first : null;
+  }
+
+  max(facet: string): string | null {
+    return facet === 'last' ? this.last : null;
+  }
+}
+
+/**
+ * The counters of a full load (adds only): the stored kinds in FacetTotals, creatives (never stored: STORED_KINDS) in
+ * CreativeCounts.
+ */
+export class LoadTotals implements FacetSink {
+  readonly stored = new FacetTotals();
+  private readonly creatives = new Map<string, CreativeCounts>();
+
+  entity(kind: FacetKind, id: string): AddToEntity {
+    if (kind !== 'creative') return this.stored.entity(kind, id);
+    let counts = this.creatives.get(id);
+    if (!counts) this.creatives.set(id, (counts = new CreativeCounts()));
+    return counts.add;
+  }
+
+  /** Every entity, as (kind, id, its counters). */
+  *entities(): Generator<[FacetKind, string, Facets]> {
+    yield* this.stored.entities();
+    for (const [id, counts] of this.creatives) yield ['creative', id, counts];
+  }
 }

@@ -1,12 +1,15 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { nameSuffixes } from '../text';
 import {
+  type CreativeAd,
+  creativeFacetsOf,
   DISTINCT_FACETS,
   distinctFacet,
   type EntityKind,
   type FacetKind,
   type Facets,
   type FacetTotals,
+  type LoadTotals,
   renderCatalog,
   renderEntity,
   type RenderedEntity,
@@ -27,11 +30,11 @@ export class EntityRecords {
   }
 
   /** A full load: every counter, every record, the name index and the catalog, replacing what was there. */
-  writeAll(totals: FacetTotals, creativeTitles: Map<string, string>): Map<EntityKind, Map<string, RenderedEntity>> {
+  writeAll(totals: LoadTotals, creativeTitles: Map<string, string>): Map<EntityKind, Map<string, RenderedEntity>> {
     this.db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
       DELETE FROM entities; DELETE FROM name_index; DELETE FROM entity_facets;`);
     const facets = new RowInserter(this.db, 'INSERT INTO entity_facets (kind, id, facet, key, n) VALUES', 5);
-    totals.eachCounter(true, (kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
+    totals.stored.eachCounter(true, (kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
     facets.flush();
     const entities = new RowInserter(this.db, 'INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES', 5);
     const rendered = new Map<EntityKind, Map<string, RenderedEntity>>(ENTITY_KINDS.map((k) => [k, new Map()]));
@@ -71,6 +74,8 @@ export class EntityRecords {
    */
   applyChanges(changes: FacetTotals): Map<EntityKind, Map<string, RenderedEntity | null>> {
     const touched = new Map<EntityKind, Set<string>>(ENTITY_KINDS.map((k) => [k, new Set()]));
+    // Creatives keep no counters (STORED_KINDS): one whose ads changed is rendered again from its ads.
+    touched.set('creative', new Set(changes.changed('creative')));
     const distinct = new Map<string, { kind: FacetKind; id: string; facet: string; n: number }>();
     const add = (kind: FacetKind, id: string, facet: string, key: string, n: number): number => {
       const { n: now } = this.s.upsertFacet.get(kind, id, facet, key, n) as { n: number };
@@ -130,8 +135,10 @@ export class EntityRecords {
         const listsNames: boolean = renamed && (kind === 'domain' || kind === 'app');
         const range = rangeBefore.get(key);
         if (range !== undefined && !listsNames && range === dateRange(kind, id)) continue;
-        const patch: RenderedEntity | null = patchable.get(key) && !listsNames ? this.patched(kind, id) : null;
-        const entity: RenderedEntity | null = patch ?? renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => this.creativeTitle(id));
+        // Creatives keep no counters: rendered from their ads (renderCreative), never patched.
+        const patch: RenderedEntity | null = kind !== 'creative' && patchable.get(key) && !listsNames ? this.patched(kind, id) : null;
+        const entity: RenderedEntity | null =
+          patch ?? (kind === 'creative' ? this.renderCreative(id) : renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => ''));
         done.set(id, entity);
         if (!entity) {
           this.s.deleteNames.run(kind, id);
@@ -155,8 +162,8 @@ export class EntityRecords {
   }
 
   /**
-   * The stored record with what a change of dates and active count alone moves set again (active_ads; first and last
-   * seen dates), read from three counters instead of every counter of the entity; the rest of the record (lists,
+   * The stored record with what a change of dates and active count alone moves set again (active_ads; an advertiser's
+   * first and last seen dates), read from three counters instead of every counter of the entity; the rest of the record (lists,
    * names, totals) follows counters that did not change. Null when there is no stored record (render it whole).
    */
   private patched(kind: EntityKind, id: string): RenderedEntity | null {
@@ -170,12 +177,12 @@ export class EntityRecords {
       if (field in full) full[field] = value;
     };
     set('active_ads', f.scalar('#active'));
-    if (kind === 'advertiser' || kind === 'creative') {
+    // Of the kinds with counters, only advertisers count first and last seen dates (STORED_KINDS, decisions/0014).
+    if (kind === 'advertiser') {
       set('first_seen_date', f.min('first') ?? '');
       set('last_seen_date', f.max('last') ?? '');
     }
-    // A creative's record is its row (renderEntity gives the same object for both).
-    return { adsTotal: stored.ads_total, row, full: kind === 'creative' ? row : full, names: [] };
+    return { adsTotal: stored.ads_total, row, full, names: [] };
   }
 
   /** The entity's name index rows become `suffixes`, touched only when they differ. */
@@ -198,10 +205,14 @@ export class EntityRecords {
     }
   }
 
-  /** The title of the creative's ad with the lowest id (ads_by_creative is on (creative_id, id)). */
-  private creativeTitle(id: string): string {
-    const row = this.s.creativeTitle.get(id) as { title: string } | undefined;
-    return row?.title ?? '';
+  /**
+   * A creative's record from its ads (ads_by_creative is on (creative_id, id): in id order, so the first row's title is
+   * the one the port's rule names); null when it has none left.
+   */
+  private renderCreative(id: string): RenderedEntity | null {
+    const ads = this.s.creativeAds.all(id) as (CreativeAd & { title: string })[];
+    const title = ads[0]?.title ?? '';
+    return renderEntity('creative', id, creativeFacetsOf(ads), () => id, () => title);
   }
 
   /** The counters of one entity, read from the facet table. */
@@ -272,9 +283,8 @@ function prepare(db: DatabaseSync) {
     entityNames: st('SELECT suffix FROM name_index WHERE kind = ? AND id = ?'),
     insertName: st('INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES (?, ?, ?)'),
     deleteNames: st('DELETE FROM name_index WHERE kind = ? AND id = ?'),
-    creativeTitle: st(
-      'SELECT d.creative_title AS title FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id LIMIT 1',
-    ),
+    creativeAds: st(`SELECT a.creative_format, a.platform, a.advertiser_id, a.status, a.first_seen, a.last_seen, d.creative_title AS title
+      FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.creative_id = ? ORDER BY a.id`),
     getMeta: st('SELECT value FROM meta WHERE key = ?'),
     setMeta: st('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
   };

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
+import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
+import { firstDifference, liveSightings } from '../live-sightings';
+
+/**
+ * The counters a store keeps (decisions/0014): no creative counters and no dates of webmasters, domains or apps. A store
+ * an earlier version wrote still holds such rows; nothing may read them, before or after live batches.
+ */
+describe('entity counters', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'query-entity-counters-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const { firstLoad, batches, finalRecords } = liveSightings(1_200);
+
+  it('a load stores none for creatives and no dates for webmasters, domains or apps', async () => {
+    const file = join(dir, 'load.sqlite');
+    const writer = new SqliteWriter(file);
+    await writer.write(finalRecords);
+    await writer.finish();
+    await writer.close();
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const kinds = (sql: string) => (db.prepare(sql).all() as { kind: string }[]).map((r) => r.kind);
+      expect(kinds('SELECT DISTINCT kind FROM entity_facets ORDER BY kind')).toEqual(['advertiser', 'app', 'domain', 'store', 'webmaster']);
+      expect(kinds("SELECT DISTINCT kind FROM entity_facets WHERE facet IN ('first', 'last') ORDER BY kind")).toEqual(['advertiser', 'store']);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("a store an earlier version wrote (stale creative counters and dates) answers as a fresh load after live batches", async () => {
+    const expectedFile = join(dir, 'expected.sqlite');
+    const offline = new SqliteWriter(expectedFile);
+    await offline.write(finalRecords);
+    await offline.finish();
+    await offline.close();
+
+    const file = join(dir, 'earlier.sqlite');
+    const first = new SqliteWriter(file);
+    await first.write(firstLoad);
+    await first.finish();
+    await first.close();
+    // What an earlier version kept beside: counters of every creative and dates of every webmaster, domain and app,
+    // here with values no record could show (a reader of them would answer wrongly).
+    const db = new DatabaseSync(file);
+    db.exec(`INSERT INTO entity_facets (kind, id, facet, key, n)
+      SELECT DISTINCT 'creative', creative_id, f.facet, f.key, 7 FROM ads,
+        (SELECT '#ads' AS facet, '' AS key UNION ALL SELECT 'first', '1999-01-01' UNION ALL SELECT 'last', '2099-12-31'
+         UNION ALL SELECT 'format', 'audio' UNION ALL SELECT 'platform', 'myspace') f;
+      INSERT OR IGNORE INTO entity_facets (kind, id, facet, key, n)
+      SELECT kind, id, f.facet, f.key, 3 FROM entities, (SELECT 'first' AS facet, '1999-01-01' AS key UNION ALL SELECT 'last', '2099-12-31') f
+      WHERE kind IN ('webmaster', 'domain', 'app');`);
+    db.close();
+
+    const writer = new SqliteWriter(file);
+    for (const batch of batches) await writer.apply(batch);
+    await writer.close();
+
+    const expected = new SqliteStore({ file: expectedFile, workers: 0 });
+    const earlier = new SqliteStore({ file, workers: 0 });
+    try {
+      expect(await firstDifference(expected, earlier, finalRecords)).toBeNull();
+    } finally {
+      await Promise.all([expected.close(), earlier.close()]);
+    }
+  }, 60_000);
+});
