@@ -22,13 +22,17 @@ describe('the change feed replayed from any watermark equals the difference of t
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('holds for every batch boundary, unfiltered and filtered, through pages of the feed', async () => {
-    const { firstLoad, batches } = liveSightings(1_200, 0.4, 60);
-    const file = join(dir, 'ads.sqlite');
+  /** A store loaded offline with `firstLoad`, its live writer, and a store reading it (no workers). */
+  async function loaded(file: string, firstLoad: AdRecord[]) {
     const writer = new SqliteWriter(file);
     await writer.write(firstLoad);
     await writer.finish();
-    const store = new SqliteStore({ file, workers: 0 });
+    return { file, writer, store: new SqliteStore({ file, workers: 0 }) };
+  }
+
+  it('holds for every batch boundary, unfiltered and filtered, through pages of the feed', async () => {
+    const { firstLoad, batches } = liveSightings(1_200, 0.4, 60);
+    const { writer, store } = await loaded(join(dir, 'ads.sqlite'), firstLoad);
     try {
       const positions: ChangePosition[] = [await positionOf(store)];
       for (const batch of batches) {
@@ -73,11 +77,7 @@ describe('the change feed replayed from any watermark equals the difference of t
 
   it('holds while a reader’s window follows the watermarks asked: reaching back to older ones, letting go of the rest', async () => {
     const { firstLoad, batches } = liveSightings(600, 0.4, 40);
-    const file = join(dir, 'window.sqlite');
-    const writer = new SqliteWriter(file);
-    await writer.write(firstLoad);
-    await writer.finish();
-    const store = new SqliteStore({ file, workers: 0 });
+    const { file, writer, store } = await loaded(join(dir, 'window.sqlite'), firstLoad);
     const db = new DatabaseSync(file, { readOnly: true });
     try {
       const positions: ChangePosition[] = [await positionOf(store)];
@@ -128,11 +128,7 @@ describe('the change feed replayed from any watermark equals the difference of t
 
   it('holds when feed calls come between tail batches and merges, the per-position arrays brought forward over tail batches', async () => {
     const { firstLoad, batches } = tailAndMerges(1_500, 24);
-    const file = join(dir, 'tail.sqlite');
-    const writer = new SqliteWriter(file);
-    await writer.write(firstLoad);
-    await writer.finish();
-    const store = new SqliteStore({ file, workers: 0 });
+    const { file, writer, store } = await loaded(join(dir, 'tail.sqlite'), firstLoad);
     const db = new DatabaseSync(file, { readOnly: true });
     try {
       const columns = new LiveColumns(db);
