@@ -138,26 +138,12 @@ export class FeedIndex {
 
   /** The first batch after `seq`. */
   private batchAfter(seq: number): number {
-    let lo = 0;
-    let hi = this.batches;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.batchSeq[mid] ?? 0) <= seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return firstAbove(this.batchSeq, this.batches, seq);
   }
 
   /** When the row's batch was written (ms). */
   atOf(row: number): number {
-    let lo = 0;
-    let hi = this.batches;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.batchStart[mid] ?? 0) <= row) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.batchAt[lo - 1] ?? 0;
+    return this.batchAt[firstAbove(this.batchStart, this.batches, row) - 1] ?? 0;
   }
 
   /** The seq of the newest batch held (`coveredSeq` when none is). */
@@ -275,3 +261,15 @@ export function firstRowAfter(seqAt: StatementSync, first: number, last: number,
 
 /** The seq of the first row numbered `n` or after (firstRowAfter's probe). */
 export const SEQ_AT = 'SELECT seq FROM ad_feed WHERE n >= ? ORDER BY n LIMIT 1';
+
+/** The first of the first `n` values (ascending) that is above `x`, or `n` when none is (a binary search). */
+function firstAbove(values: Float64Array | Int32Array, n: number, x: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] ?? 0) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -30,15 +30,21 @@ describe('the change feed replayed from any watermark equals the difference of t
     return { file, writer, store: new SqliteStore({ file, workers: 0 }) };
   }
 
+  /** Applies every batch; the store's position before the first and after each. */
+  async function applyAll(writer: SqliteWriter, store: SqliteStore, batches: AdRecord[][]): Promise<ChangePosition[]> {
+    const positions = [await positionOf(store)];
+    for (const batch of batches) {
+      await writer.apply(batch);
+      positions.push(await positionOf(store));
+    }
+    return positions;
+  }
+
   it('holds for every batch boundary, unfiltered and filtered, through pages of the feed', async () => {
     const { firstLoad, batches } = liveSightings(1_200, 0.4, 60);
     const { writer, store } = await loaded(join(dir, 'ads.sqlite'), firstLoad);
     try {
-      const positions: ChangePosition[] = [await positionOf(store)];
-      for (const batch of batches) {
-        await writer.apply(batch);
-        positions.push(await positionOf(store));
-      }
+      const positions = await applyAll(writer, store, batches);
       const now = snapshotAfter(firstLoad, batches, batches.length);
       const filters: { filter: AdFilter; keep: (ad: AdRecord) => boolean }[] = [
         { filter: {}, keep: () => true },
@@ -80,11 +86,7 @@ describe('the change feed replayed from any watermark equals the difference of t
     const { file, writer, store } = await loaded(join(dir, 'window.sqlite'), firstLoad);
     const db = new DatabaseSync(file, { readOnly: true });
     try {
-      const positions: ChangePosition[] = [await positionOf(store)];
-      for (const batch of batches) {
-        await writer.apply(batch);
-        positions.push(await positionOf(store));
-      }
+      const positions = await applyAll(writer, store, batches);
       const now = snapshotAfter(firstLoad, batches, batches.length);
       // heldMs 0: every call lets go of the rows before the watermarks of this call and the one before it.
       const onColumns = new ChangeFeedReader(db, new LiveColumns(db), 0);
