@@ -1,21 +1,23 @@
 /**
  * Live-data benchmark (not a test): the built stack on a large demo store, serving a steady query load (REST
  * search_ads and get_trends at a fixed rate, half of what it serves saturated unless --query-rate says) while
- * sightings (30% new ads, 70% re-sightings) are XADDed to the ingest stream at rising rates. For each rate it prints
- * freshness (XADD to visible through the public API, sampled on new ads) p50/p95, the queries' p95 against the
+ * sightings (30% new ads by default, the rest re-sightings) are XADDed to the ingest stream at rising rates. For each
+ * rate it prints freshness (XADD to visible through the public API, sampled on new ads) p50/p95, the queries' p95 against the
  * same queries with no ingest, query-api's CPU per sighting, and whether the rate was sustained (the group's backlog
  * at the end of the step). Goal (issue 27): at least 1,000 sightings/s with freshness p95 <= 5 s and query p95 <= 1.5x
  * idle; search_ads p95 <= 3x its one-at-a-time p50. Last, a control: the same query load with no ingest beside a
  * process burning the CPU the last rate's ingest took, which tells what sharing the cores costs the queries by itself.
- * Run: npx nx run e2e:live-bench [-- --ads=1000000 --rates=250,500,1000 --seconds=20 --data-dir=tmp/e2e-bench/ads-1000000]
+ * `--new-share` sets the share of new ads (0.3 by default; a contract-like mix is 0.05). A fixed calibration loop runs
+ * first and last (libs/testing calibration.ts), so figures from different hours compare.
+ * Run: npx nx run e2e:live-bench [-- --ads=1000000 --rates=250,500,1000 --seconds=20 --new-share=0.3 --data-dir=tmp/e2e-bench/ads-1000000]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from '@adintel/redis';
-import { WORKSPACE_ROOT } from '@adintel/testing';
+import { calibrationMs, WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from '../test/agent';
 import { type Stack, startStack } from '../test/stack';
 import { appCpuMs, appThreadCpuMs, appWrittenBytes, redisCpuMs, threadCpuBetween } from './process-stats';
@@ -111,6 +113,7 @@ async function main() {
       'query-rate': { type: 'string' },
       'query-workers': { type: 'string', default: '2' },
       'data-dir': { type: 'string' },
+      'new-share': { type: 'string', default: '0.3' },
       stream: { type: 'string', default: 'ingest:ads' },
       /** query-api's INGEST_BATCH_INTERVAL_MS (its own default unless given). */
       'batch-interval-ms': { type: 'string' },
@@ -121,12 +124,15 @@ async function main() {
   const ads = Number(values.ads);
   const seconds = Number(values.seconds);
   const rates = values.rates.split(',').map(Number);
+  const newShare = values['new-share'];
   const queryDataDir = resolve(values['data-dir'] ?? join(WORKSPACE_ROOT, 'tmp', 'e2e-bench', `ads-${ads}`));
   mkdirSync(queryDataDir, { recursive: true });
   out(
-    `# live bench: ${ads} demo ads in ${queryDataDir} (seeded unless already there), rates ${rates.join(', ')} sightings/s, ${seconds} s each` +
+    `# live bench: ${ads} demo ads in ${queryDataDir} (seeded unless already there), rates ${rates.join(', ')} sightings/s, ${seconds} s each, ` +
+      `${Number(newShare) * 100}% new ads` +
       (values['batch-interval-ms'] ? `, INGEST_BATCH_INTERVAL_MS=${values['batch-interval-ms']}` : ''),
   );
+  out(`# ${new Date().toISOString()}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}; calibration ${calibrationMs().toFixed(0)} ms CPU (SHA-1 over 64 MB)`);
   const stack = await startStack({
     ads,
     queryDataDir,
@@ -149,11 +155,14 @@ async function main() {
     if (!ndjson) throw new Error(`no demo NDJSON in ${queryDataDir}`);
     const total = rates.reduce((sum, rate) => sum + rate * seconds, 0);
     out(`# preparing ${total} sightings from ${ndjson}...`);
-    // query-api's CLI makes them (30% new ads, 70% re-sightings of the store's ads), one NDJSON line each.
+    // query-api's CLI makes them (new ads and re-sightings of the store's ads), one NDJSON line each.
     const file = join(queryDataDir, 'bench-sightings.ndjson');
-    execFileSync(process.execPath, [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'sightings', '--from', join(queryDataDir, ndjson), '--count', String(total), '--seed', String(Date.now() % 100_000), '--out', file], {
-      stdio: 'inherit',
-    });
+    execFileSync(
+      process.execPath,
+      [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'sightings', '--from', join(queryDataDir, ndjson), '--count', String(total)]
+        .concat(['--seed', String(Date.now() % 100_000), '--new-share', newShare, '--out', file]),
+      { stdio: 'inherit' },
+    );
     const sightings = readFileSync(file, 'utf8')
       .split('\n')
       .filter(Boolean)
@@ -262,6 +271,7 @@ async function main() {
     );
     out('');
     for (const line of stages) out(`- ${line}`);
+    out(`# calibration at the end ${calibrationMs().toFixed(0)} ms CPU; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   } finally {
     await probe?.stop();
     redis.disconnect();

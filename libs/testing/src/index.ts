@@ -3,3 +3,4 @@ export * from './private-redis';
 export * from './wait-until';
 export * from './redis-monitor';
 export * from './seeded-store';
+export * from './calibration';
