@@ -287,7 +287,8 @@ export class LiveColumns {
     }
 
     const dicts = extendDictionaries(old, [...added, ...updated]);
-    const hosts = extendHosts(cols, added, this.alloc);
+    // Updated ads are single slots too: their hosts' codes are looked up with the added ones'.
+    const hosts = extendHosts(cols, [...added, ...updated], this.alloc);
     const pick = <A extends Int32Array | Uint8Array | Float64Array>(
       make: TypedArrayOf<A>,
       column: A,
