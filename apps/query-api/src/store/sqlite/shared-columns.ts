@@ -4,7 +4,6 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BroadcastChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import type { AdColumns } from './ad-columns';
-import type { SortedList } from './ad-columns';
 import { type ColumnIndexes, ColumnarAds, CODED_DICTIONARIES, type DictionaryCodes } from './columnar-search';
 import { type ColumnsState, LiveColumns, type LiveState, type Relabel } from './live-columns';
 import { sharedAlloc } from './typed-alloc';
