@@ -257,8 +257,8 @@ export class LiveColumns {
     // sorted here) merged with the added ads, every position in (first, id) order again. Surviving positions come in
     // runs that move by one offset (copied whole below); added and updated ads are single slots.
     const n = cols.n - removedCount + added.length;
-    const tailOrder = sortedTail(cols, rankOf);
-    const oldAt = (i: number) => (i < cols.sorted ? i : at(tailOrder, i - cols.sorted));
+    const oldOrder = cols.sorted < cols.n ? inIdOrder(cols, rankOf) : null;
+    const oldAt = oldOrder ? (i: number) => at(oldOrder, i) : (i: number) => i;
     const newPosition = new Int32Array(cols.n).fill(-1);
     const runs: { dst: number; src: number; len: number }[] = [];
     const singles: { at: number; ad: AddedAd }[] = [];
@@ -818,13 +818,22 @@ function relaidByRank(g: Grouped, rankOfOld: Int32Array, size: number): Grouped 
 }
 
 /**
- * The positions from `cols.sorted` on (a live tail: first_seen order only), in (first_seen, id) order by the ranks
- * given: what a merge walks after the sorted ones.
+ * Every position in (first_seen, id) order by the ranks given: the sorted ones (up to `cols.sorted`) merged with the
+ * tail's, sorted here (they share the tail's first day with the sorted ones): the order a merge walks them in.
  */
-function sortedTail(cols: AdColumns, rankOf: Int32Array): Int32Array {
+function inIdOrder(cols: AdColumns, rankOf: Int32Array): Int32Array {
+  const before = (p: number, q: number) => at(cols.first, p) - at(cols.first, q) || at(rankOf, p) - at(rankOf, q);
   const tail = new Int32Array(cols.n - cols.sorted);
   for (let i = 0; i < tail.length; i++) tail[i] = cols.sorted + i;
-  return tail.sort((p, q) => at(cols.first, p) - at(cols.first, q) || at(rankOf, p) - at(rankOf, q));
+  tail.sort(before);
+  const order = new Int32Array(cols.n);
+  let p = 0;
+  let t = 0;
+  for (let to = 0; to < cols.n; to++) {
+    const q = at(tail, t);
+    order[to] = p < cols.sorted && (t >= tail.length || before(p, q) < 0) ? p++ : (t++, q);
+  }
+  return order;
 }
 
 /**

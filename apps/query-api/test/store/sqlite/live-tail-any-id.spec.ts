@@ -143,7 +143,6 @@ describe('live batches of new ads among the stored ids and on new hosts (ADR 001
       }
       // Every batch brings new ids among the stored ones and new hosts: none takes the merge.
       expect(writer.tailForwards).toBe(batches.length);
-      await writer.close();
       const late = new SqliteStore({ file, workers: 0 });
       try {
         for (const store of [following, deriving, halfway as SqliteStore, late]) {
@@ -153,6 +152,29 @@ describe('live batches of new ads among the stored ids and on new hosts (ADR 001
       } finally {
         await late.close();
       }
+
+      // Then a batch that takes the merge (re-sightings in new countries): the tails' positions are put in
+      // (first_seen, id) order again, and the answers stay those of an offline load.
+      const moved = finalRecords.filter((_, i) => i % 97 === 0).map((ad) => ({ ...ad, countries: [...ad.countries, 'ZZ'] }));
+      await writer.apply(moved);
+      expect(writer.tailForwards).toBe(batches.length);
+      const ids = new Set(moved.map((ad) => ad.id));
+      const merged = [...finalRecords.filter((ad) => !ids.has(ad.id)), ...moved];
+      const mergedFile = join(dir, 'merged.sqlite');
+      const load = new SqliteWriter(mergedFile, EVERY_WORD);
+      await load.write(merged);
+      await load.finish();
+      await load.close();
+      const expectedMerged = new SqliteStore({ file: mergedFile, workers: 0 });
+      try {
+        for (const store of [following, deriving]) {
+          expect(await firstDifference(expectedMerged, store, merged)).toBeNull();
+          expect(await tailDifference(expectedMerged, store, merged, newDomains)).toBeNull();
+        }
+      } finally {
+        await expectedMerged.close();
+      }
+      await writer.close();
     } finally {
       await Promise.all([expected.close(), following.close(), deriving.close(), halfway?.close()]);
     }
