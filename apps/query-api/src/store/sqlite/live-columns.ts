@@ -108,7 +108,8 @@ const CHUNK = 500;
  * A reader's ad columns, kept current with the live batches. The stored columns (`trend_columns`) are as of
  * `meta.columns_seq`; each live batch after it logged the rows it removed, added and changed in place (`live_changes`).
  * On a read, the columns are brought forward over the batches they have not seen: removed positions drop out, added
- * ads are merged in at their (first_seen, id) place, changed ones take their new values where they stand,
+ * ads are merged in at their (first_seen, id) place (or, new ads of the newest day, appended as a tail: ADR 0018),
+ * changed ones take their new values where they stand,
  * dictionaries grow, word bitsets follow. The work is a few linear passes over
  * typed arrays plus the batch's own rows: no SQL scan of the store. Call inside a read transaction, so the columns
  * and every other read of the call see the same batches.
