@@ -67,10 +67,16 @@ const processCpuMs = () => {
 const threadMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 /** A copy of the store's file in a directory of its own, and the sightings of the mix. */
+/**
+ * `--new-ids`: 'after' (default) names new ads so their ids sort after every seeded id (the columns' tail path before
+ * ADR 0018 took them); 'among' so they fall among the stored ids, as real platforms' ids do.
+ */
+let newIds: 'after' | 'among' = 'after';
+
 async function prepare(dataDir: string, count: number, newShare: number) {
   const ndjson = readdirSync(dataDir).find((f) => /^demo-ads-\d+\.ndjson$/.test(f));
   if (!ndjson || !existsSync(join(dataDir, 'ads.sqlite'))) throw new Error(`${dataDir} holds no seeded store (ads.sqlite and demo-ads-N.ndjson)`);
-  const sightings = (await demoSightings(join(dataDir, ndjson), count, { seed: 11, newShare })).map(toAdRecord);
+  const sightings = (await demoSightings(join(dataDir, ndjson), count, { seed: 11, newShare, newIds })).map(toAdRecord);
   const copy = () => {
     const work = mkdtempSync(join(tmpdir(), 'live-apply-'));
     copyFileSync(join(dataDir, 'ads.sqlite'), join(work, 'ads.sqlite'));
@@ -176,6 +182,7 @@ async function measure(dataDir: string, batchSize: number, batches: number, newS
     }
     await profile?.stop(`writer-${size}-${newShare}`);
     if (sqlStats.size) printSqlStats(batchSize * (batches - 1));
+    const tails = writer.tailForwards;
     const started = cpuMs();
     writer.checkpoint();
     const checkpoint = cpuMs() - started;
@@ -185,6 +192,7 @@ async function measure(dataDir: string, batchSize: number, batches: number, newS
     const perSighting = (ms: number) => (ms * 1000) / batchSize;
     return {
       size,
+      tails,
       newShare,
       apply: perSighting(median(applied)),
       took: perSighting(median(took)),
@@ -270,8 +278,11 @@ async function main() {
       'no-threads': { type: 'boolean', default: false },
       profile: { type: 'string' },
       'sql-stats': { type: 'boolean', default: false },
+      'new-ids': { type: 'string', default: 'after' },
     },
   });
+  if (values['new-ids'] !== 'after' && values['new-ids'] !== 'among') throw new Error('--new-ids is after or among');
+  newIds = values['new-ids'];
   if (values['sql-stats']) countSql();
   const stores = (values.stores ?? '').split(',').filter(Boolean);
   if (!stores.length) throw new Error('--stores=DIR[,DIR...] names seeded DATA_DIRs');
@@ -282,9 +293,10 @@ async function main() {
   const calibration = calibrate();
   out(`${new Date().toISOString()}, load average ${load()}`);
   out(`calibration: ${calibration.toFixed(0)} ms CPU (SHA-1 over 64 MB; divide figures by it to compare runs)`);
+  out(`new ads' ids: ${newIds} the stored ones`);
   out(`live batches of ${batchSize} sightings, ${batches} per store and mix; CPU µs per sighting, median of the batches (one thread: the writer and two readers in turn)`);
-  out('| ads in store | new ads | writer apply (with publishing) | reader taking the columns | reader deriving them | bytes written / sighting | WAL peak | RSS | checkpoint (all columns, ms) |');
-  out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  out('| ads in store | new ads | writer apply (with publishing) | reader taking the columns | reader deriving them | bytes written / sighting | WAL peak | RSS | checkpoint (all columns, ms) | tail batches |');
+  out('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const results = [];
   const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`;
   for (const dir of stores) {
@@ -293,7 +305,7 @@ async function main() {
       results.push(r);
       out(
         `| ${r.size.toLocaleString('en')} | ${(share * 100).toFixed(0)}% | ${r.apply.toFixed(0)} | ${r.took.toFixed(1)} | ${r.derived.toFixed(0)} | ` +
-          `${r.bytes.toFixed(0)} | ${mb(r.walPeak)} | ${mb(r.rss)} | ${r.checkpoint.toFixed(0)} |`,
+          `${r.bytes.toFixed(0)} | ${mb(r.walPeak)} | ${mb(r.rss)} | ${r.checkpoint.toFixed(0)} | ${r.tails}/${batches} |`,
       );
     }
   }

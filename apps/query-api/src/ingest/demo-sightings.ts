@@ -7,12 +7,14 @@ import { dayNumber } from '../store/text';
  * Live sightings for a store loaded from a demo NDJSON file (the seed's `demo-ads-N.ndjson`): `newShare` of them are
  * new ads (a demo line under a fresh id, first and last seen `today`), the rest re-sightings of ads the file holds
  * (seen again `today`: active, one more activity day, more impressions). Deterministic for a seed. Used by the live
- * benchmarks and by `ingest --live` demos.
+ * benchmarks and by `ingest --live` demos. `newIds`: 'after' (default) names new ads `<idPrefix>N`, which sort after the
+ * seed's `ad_N`; 'among' names each after the stored ad it copies (`ad_Nx<seed>_<i>`), so its id falls among the stored
+ * ones, as real platforms' ids (hashes, numbers) do.
  */
 export async function demoSightings(
   file: string,
   count: number,
-  options: { newShare?: number; seed?: number; today?: string; idPrefix?: string } = {},
+  options: { newShare?: number; seed?: number; today?: string; idPrefix?: string; newIds?: 'after' | 'among' } = {},
 ): Promise<AdLine[]> {
   const newShare = options.newShare ?? 0.3;
   let state = options.seed ?? 7;
@@ -30,7 +32,8 @@ export async function demoSightings(
   for (let i = 0; i < count; i++) {
     const line = lines[Math.floor(random() * lines.length)] as AdLine;
     if (random() < newShare) {
-      out.push({ ...line, id: `${prefix}${i.toString().padStart(9, '0')}`, first_seen_date: today, last_seen_date: today, status_today: 'active', activity_days_amount: 1 });
+      const id = options.newIds === 'among' ? `${line.id}x${options.seed ?? 7}_${i}` : `${prefix}${i.toString().padStart(9, '0')}`;
+      out.push({ ...line, id, first_seen_date: today, last_seen_date: today, status_today: 'active', activity_days_amount: 1 });
     } else {
       const last = line.last_seen_date > today ? line.last_seen_date : today;
       const span = dayNumber(last) - dayNumber(line.first_seen_date) + 1;

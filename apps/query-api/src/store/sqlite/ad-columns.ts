@@ -8,9 +8,17 @@ import { type Alloc, localAlloc } from './typed-alloc';
  * order, built at finish() and stored as BLOBs in the `trend_columns` table (named after their first use).
  * A reader loads them once per data generation; the trend scan (trend-scan.ts), the columnar ad search and
  * the counts (columnar-search.ts) all read them. Word bitsets (see writeWordBits) index the same positions.
+ *
+ * Live batches append new ads of the newest day at the end (ADR 0018), whatever their ids: positions are then in
+ * first_seen order throughout, and in (first_seen, id) order up to `sorted` only.
  */
 export interface AdColumns {
   n: number;
+  /**
+   * Positions [0, sorted) run in (first_seen, id rank) order; the rest in first_seen order only (a live tail of new
+   * ads, in the order they came). A date-sorted walk that reaches them reads to the end of its last match's day.
+   */
+  sorted: number;
   rid: Int32Array;
   /** Sort values and the id tiebreaker (rank of the id in id order), for the columnar ad search. */
   activity: Int32Array;
@@ -32,10 +40,16 @@ export interface AdColumns {
   categoryOff: Int32Array;
   categoryVal: Uint16Array;
   /**
-   * Landing host per position, as its rank in `dicts.hostsReversed` (reversed hosts, sorted): a domain and its
-   * subdomains are one range of ranks, as in the SQL `host_rev` index. Null in stores built before it existed.
+   * Landing host per position, as its code in `dicts.hostsReversed` (reversed hosts, in the order they came: codes never
+   * change, so a live batch's new host moves no stored value). Null in stores built before it existed.
    */
   host: Int32Array | null;
+  /**
+   * The hosts' sorted order: `hostOrder[rank]` is the code of the rank-th host (reversed hosts sorted: a domain and its
+   * subdomains are one range of ranks, as in the SQL `host_rev` index), `hostRank[code]` its rank. Null with `host`.
+   */
+  hostOrder: Int32Array | null;
+  hostRank: Int32Array | null;
   dicts: {
     platforms: string[];
     countries: string[];
@@ -49,7 +63,10 @@ export interface AdColumns {
     apps: { name: string; store: AppStore; bundle_id: string }[];
     creativeTitles: string[];
     creativeFormats: CreativeFormat[];
-    /** Every landing host, reversed (reverseHost in text.ts), sorted (an array, or a list in shared memory: shared-columns.ts). */
+    /**
+     * Every landing host, reversed (reverseHost in text.ts), by code (an array, or a list in shared memory:
+     * shared-columns.ts); `hostOrder` sorts them. Stored sorted (codes = ranks), as before ADR 0018.
+     */
     hostsReversed: SortedList<string>;
   };
 }
@@ -80,22 +97,36 @@ const ARRAY_COLUMNS = [
 ] as const;
 type ArrayColumn = (typeof ARRAY_COLUMNS)[number];
 
+/**
+ * The columns as stored: hosts as ranks in the sorted list of hosts (the stored form has codes = ranks, so a store
+ * written before ADR 0018 reads the same), `sorted` beside the dictionaries.
+ */
 export function encodeAdColumns(columns: AdColumns): [string, Uint8Array][] {
+  const { host, hostOrder, hostRank } = columns;
+  const ranked = host && hostRank ? Int32Array.from(host, (code) => hostRank[code] ?? 0) : null;
   const out: [string, Uint8Array][] = ARRAY_COLUMNS.map((name) => {
-    const array = columns[name] ?? new Int32Array(0);
+    const array = (name === 'host' ? ranked : columns[name]) ?? new Int32Array(0);
     return [name, new Uint8Array(array.buffer, array.byteOffset, array.byteLength)];
   });
   const hosts = columns.dicts.hostsReversed;
-  const hostsReversed = Array.isArray(hosts) ? hosts : Array.from({ length: hosts.length }, (_, i) => hosts.at(i) ?? '');
-  out.push(['dicts', new TextEncoder().encode(JSON.stringify({ n: columns.n, ...columns.dicts, hostsReversed }))]);
+  const hostsReversed = Array.from({ length: hosts.length }, (_, rank) => hosts.at(hostOrder ? (hostOrder[rank] ?? 0) : rank) ?? '');
+  out.push(['dicts', new TextEncoder().encode(JSON.stringify({ n: columns.n, sorted: columns.sorted, ...columns.dicts, hostsReversed }))]);
   return out;
+}
+
+/** The identity order of `size` hosts (stored columns, and a fresh build, have codes = ranks). */
+export function identityOrder(size: number, alloc: Alloc = localAlloc): Int32Array {
+  const order = alloc(Int32Array, size);
+  for (let i = 0; i < size; i++) order[i] = i;
+  return order;
 }
 
 /** `alloc`: where the columns live (shared memory for the live writer, which publishes them: shared-columns.ts). */
 export function decodeAdColumns(blobs: Map<string, Uint8Array>, alloc: Alloc = localAlloc): AdColumns | null {
   const dictsBlob = blobs.get('dicts');
   if (!dictsBlob) return null;
-  const { n, ...stored } = JSON.parse(new TextDecoder().decode(dictsBlob)) as Partial<AdColumns['dicts']> & Omit<AdColumns['dicts'], 'hostsReversed'> & { n: number };
+  const { n, sorted, ...stored } = JSON.parse(new TextDecoder().decode(dictsBlob)) as Partial<AdColumns['dicts']> &
+    Omit<AdColumns['dicts'], 'hostsReversed'> & { n: number; sorted?: number };
   const dicts: AdColumns['dicts'] = { ...stored, hostsReversed: stored.hostsReversed ?? [] };
   const copy = (name: ArrayColumn) => {
     const blob = blobs.get(name) ?? new Uint8Array(0);
@@ -103,8 +134,10 @@ export function decodeAdColumns(blobs: Map<string, Uint8Array>, alloc: Alloc = l
     bytes.set(blob);
     return bytes.buffer;
   };
+  const host = blobs.has('host') && stored.hostsReversed ? new Int32Array(copy('host')) : null;
   return {
     n,
+    sorted: sorted ?? n,
     rid: new Int32Array(copy('rid')),
     activity: new Int32Array(copy('activity')),
     popularity: new Float64Array(copy('popularity')),
@@ -123,7 +156,9 @@ export function decodeAdColumns(blobs: Map<string, Uint8Array>, alloc: Alloc = l
     countryVal: new Uint16Array(copy('countryVal')),
     categoryOff: new Int32Array(copy('categoryOff')),
     categoryVal: new Uint16Array(copy('categoryVal')),
-    host: blobs.has('host') && stored.hostsReversed ? new Int32Array(copy('host')) : null,
+    host,
+    hostOrder: host && identityOrder(dicts.hostsReversed.length, alloc),
+    hostRank: host && identityOrder(dicts.hostsReversed.length, alloc),
     dicts,
   };
 }
@@ -313,6 +348,7 @@ export class AdColumnsBuilder {
     const categories = csr(this.categoryOff, this.categoryVal);
     return {
       n,
+      sorted: n,
       rid: Int32Array.from(pick(this.rid)),
       activity: Int32Array.from(pick(this.activity)),
       popularity: Float64Array.from(pick(this.popularity)),
@@ -330,6 +366,8 @@ export class AdColumnsBuilder {
       countryOff: countries.offsets,
       countryVal: countries.values,
       host: Int32Array.from(order, (i) => hostRank.get(this.hostRev[i] ?? '') ?? 0),
+      hostOrder: identityOrder(hostsReversed.length),
+      hostRank: identityOrder(hostsReversed.length),
       categoryOff: categories.offsets,
       categoryVal: categories.values,
       dicts: {

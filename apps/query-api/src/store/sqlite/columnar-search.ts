@@ -52,7 +52,7 @@ export class ColumnarAds {
       appId: built(indexes?.appId, () => ColumnarAds.grouped(c.app, d.appIds.length, alloc)),
       creativeId: built(indexes?.creativeId, () => ColumnarAds.grouped(c.creative, d.creativeIds.length, alloc)),
     };
-    this.byHost = built(indexes?.host, () => (c.host ? ColumnarAds.grouped(c.host, d.hostsReversed.length, alloc) : null));
+    this.byHost = built(indexes?.host, () => (c.host && c.hostRank ? ColumnarAds.grouped(c.host, c.hostRank.length, alloc, c.hostRank) : null));
     this.pairCounts = built(indexes?.pairs, () => this.countPairs(alloc));
     this.lastSorted = built(indexes?.last, () => sortedDays(c.last, alloc));
   }
@@ -85,8 +85,12 @@ export class ColumnarAds {
     return { positions, offsets: starts };
   }
 
-  /** Positions grouped by key (counting sort; keys below 0 are left out): key k's positions, ascending, are offsets[k]..offsets[k + 1]. */
-  private static grouped(keys: Int32Array, size: number, alloc: Alloc): Grouped {
+  /**
+   * Positions grouped by key (counting sort; keys below 0 are left out): key k's positions, ascending, are
+   * offsets[k]..offsets[k + 1]. `keyOf`: the key of each value (hosts are grouped by rank, stored by code).
+   */
+  private static grouped(values: Int32Array, size: number, alloc: Alloc, keyOf?: Int32Array): Grouped {
+    const keys = keyOf ? values.map((v) => (v < 0 ? v : at(keyOf, v))) : values;
     const offsets = alloc(Int32Array, size + 1);
     for (const k of keys) if (k >= 0) offsets[k + 1] = at(offsets, k + 1) + 1;
     for (let k = 0; k < size; k++) offsets[k + 1] = at(offsets, k + 1) + at(offsets, k);
@@ -193,7 +197,7 @@ export class ColumnarAds {
    * including) "com.example/", the range the SQL path scans on `host_rev`.
    */
   private hostRange(domain: string): { from: number; to: number } {
-    const sorted = this.cols.dicts.hostsReversed;
+    const sorted = sortedHosts(this.cols);
     const reversed = reverseHost(domain);
     return { from: lowerBound(sorted, reversed), to: lowerBound(sorted, `${reversed.slice(0, -1)}/`) };
   }
@@ -209,10 +213,10 @@ export class ColumnarAds {
     const country = driver === 'country' ? -1 : f.country;
     const checkCategories = driver === 'category' ? null : categories;
     const hosts = driver === 'host' ? null : f.hosts;
-    const host = c.host;
+    const { host, hostRank } = c;
     return (p) => {
-      if (hosts && host) {
-        const h = host[p] ?? -1;
+      if (hosts && host && hostRank) {
+        const h = hostRank[host[p] ?? -1] ?? -1;
         if (h < hosts.from || h >= hosts.to) return false;
       }
       if (platforms && !platforms.has(c.platform[p] ?? -3)) return false;
@@ -475,21 +479,36 @@ export class ColumnarAds {
       best.splice(lo, 0, { p, v, r });
     };
 
-    // Positions run in (first_seen, id) order: sorted by date, the first k matches met in that order are the
-    // page, so the walk stops there; any other sort keeps the best k of every match.
+    // Positions run in first_seen order, and in (first_seen, id) order up to c.sorted: sorted by date, once the page
+    // is full a walk in position order stops at the first position no match from it on can enter (past
+    // stopsAt); any other sort keeps the best k of every match.
     const inOrder = sort === 'date' && (walkBits || (postings?.ordered ?? true));
     const descending = inOrder && order === 'desc';
-    const done = () => inOrder && best.length === k;
+    const tailFirst = c.sorted < c.n ? at(c.first, c.sorted) : Infinity;
+    const stopsAt = (p: number) => {
+      const worst = best[k - 1];
+      if (!inOrder || best.length < k || !worst) return false;
+      const f = at(c.first, p);
+      // A later day (an earlier one, walking down) than the page's last: so is every position after it.
+      if (descending ? f < worst.v : f > worst.v) return true;
+      // Within the sorted positions the walk meets (first_seen, id) in order: after the page's last, every one after
+      // it is too; walking up, so are the tail's unless it starts on the page's last day.
+      return p < c.sorted && !precedes(f, at(c.idRank, p), worst.v, worst.r) && (descending || tailFirst > worst.v);
+    };
+    let stopped = false;
     if (walkBits && bits) {
       for (let w = descending ? bits.length - 1 : 0; descending ? w >= 0 : w < bits.length; w += descending ? -1 : 1) {
         let word = at(bits, w);
         while (word !== 0) {
           const bit = descending ? 31 - Math.clz32(word) : 31 - Math.clz32(word & -word);
           word = (word ^ (1 << bit)) >>> 0;
+          if (stopsAt(w * 32 + bit)) {
+            stopped = true;
+            break;
+          }
           consider(w * 32 + bit);
-          if (done()) break;
         }
-        if (done()) break;
+        if (stopped) break;
       }
     } else if (candidates && !postings) {
       for (const rid of candidates) {
@@ -504,12 +523,20 @@ export class ColumnarAds {
       for (let i = descending ? length - 1 : 0; descending ? i >= 0 : i < length; i += descending ? -1 : 1) {
         const p = positionAt(i);
         if (inCandidates && !inCandidates(p)) continue;
+        if (stopsAt(p)) break;
         consider(p);
-        if (done()) break;
       }
     }
     return { positions: best.slice(0, limit).map((b) => b.p), hasMore: best.length > limit };
   }
+}
+
+/** The hosts in sorted order (reversed hosts, by rank), over the dictionary by code. */
+function sortedHosts(cols: AdColumns): SortedList<string> {
+  const { hostsReversed: hosts } = cols.dicts;
+  const order = cols.hostOrder;
+  if (!order) return hosts;
+  return { length: order.length, at: (rank) => hosts.at(at(order, rank)) };
 }
 
 /** Day numbers sorted ascending, by counting (they span a few hundred days): linear, where a comparison sort is not. */

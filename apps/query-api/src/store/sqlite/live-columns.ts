@@ -3,7 +3,6 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
-import type { SortedList } from './ad-columns';
 import { at, type ColumnIndexes, ColumnarAds, type Grouped, lowerBound } from './columnar-search';
 import { type Alloc, localAlloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
@@ -109,7 +108,8 @@ const CHUNK = 500;
  * A reader's ad columns, kept current with the live batches. The stored columns (`trend_columns`) are as of
  * `meta.columns_seq`; each live batch after it logged the rows it removed, added and changed in place (`live_changes`).
  * On a read, the columns are brought forward over the batches they have not seen: removed positions drop out, added
- * ads are merged in at their (first_seen, id) place, changed ones take their new values where they stand,
+ * ads are merged in at their (first_seen, id) place (or, new ads of the newest day, appended as a tail: ADR 0018),
+ * changed ones take their new values where they stand,
  * dictionaries grow, word bitsets follow. The work is a few linear passes over
  * typed arrays plus the batch's own rows: no SQL scan of the store. Call inside a read transaction, so the columns
  * and every other read of the call see the same batches.
@@ -254,19 +254,23 @@ export class LiveColumns {
       ad.rank = at(rankOf, p);
     });
 
-    // The new order: surviving positions (already in (first, id) order) merged with the added ads. Surviving positions
-    // come in runs that move by one offset (copied whole below); added and updated ads are single slots.
+    // The new order: surviving positions in (first, id) order (as they stand up to cols.sorted; a live tail's after it
+    // sorted here) merged with the added ads, every position in (first, id) order again. Surviving positions come in
+    // runs that move by one offset (copied whole below); added and updated ads are single slots.
     const n = cols.n - removedCount + added.length;
+    const oldOrder = cols.sorted < cols.n ? inIdOrder(cols, rankOf) : null;
+    const oldAt = oldOrder ? (i: number) => at(oldOrder, i) : (i: number) => i;
     const newPosition = new Int32Array(cols.n).fill(-1);
     const runs: { dst: number; src: number; len: number }[] = [];
     const singles: { at: number; ad: AddedAd }[] = [];
-    let p = 0;
+    let i = 0;
     let a = 0;
     for (let to = 0; to < n; to++) {
-      while (p < cols.n && removed[p]) p++;
+      while (i < cols.n && removed[oldAt(i)]) i++;
+      const p = oldAt(i);
       const next = added[a];
       const takeOld =
-        p < cols.n && (!next || at(cols.first, p) < next.first || (at(cols.first, p) === next.first && at(rankOf, p) < next.rank));
+        i < cols.n && (!next || at(cols.first, p) < next.first || (at(cols.first, p) === next.first && at(rankOf, p) < next.rank));
       if (!takeOld) {
         singles.push({ at: to, ad: added[a++] as AddedAd });
         continue;
@@ -279,11 +283,12 @@ export class LiveColumns {
         if (run && run.dst + run.len === to && run.src + run.len === p) run.len++;
         else runs.push({ dst: to, src: p, len: 1 });
       }
-      p++;
+      i++;
     }
 
     const dicts = extendDictionaries(old, [...added, ...updated]);
-    const hosts = this.mergeHosts(cols.dicts.hostsReversed, added);
+    // Updated ads are single slots too: their hosts' codes are looked up with the added ones'.
+    const hosts = extendHosts(cols, [...added, ...updated], this.alloc);
     const pick = <A extends Int32Array | Uint8Array | Float64Array>(
       make: TypedArrayOf<A>,
       column: A,
@@ -318,14 +323,17 @@ export class LiveColumns {
     const categories = csr(cols.categoryOff, cols.categoryVal, (ad) => list(ad.row.categories).map((c) => code('categories', c)));
     const next: AdColumns = {
       n,
+      sorted: n,
       ...eachValueColumn(code, (name, { make, valueOf }) => pick(make, cols[name], valueOf)),
       idRank: pick(Int32Array, rankOf, (ad) => ad.rank),
       countryOff: countries.off,
       countryVal: countries.val,
       categoryOff: categories.off,
       categoryVal: categories.val,
-      host: cols.host ? pick(Int32Array, cols.host, (ad) => hosts.rankOf(ad.row.host_rev), hosts.remap) : null,
-      dicts: { ...dicts.dicts, hostsReversed: hosts.sorted },
+      host: cols.host && hosts ? pick(Int32Array, cols.host, (ad) => hosts.codeOf(ad.row.host_rev)) : null,
+      hostOrder: hosts?.order ?? null,
+      hostRank: hosts?.rank ?? null,
+      dicts: { ...dicts.dicts, hostsReversed: cols.dicts.hostsReversed },
     };
     this.relabel(next.dicts, dicts.codes, touchedIds(cols, removed, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
     const isAdded = new Set(added);
@@ -336,30 +344,22 @@ export class LiveColumns {
   }
 
   /**
-   * The columns after batches that move no position: no stored row left, every added ad sorts after every stored one
-   * in (first_seen, id) order (new ads are first seen on the data's newest day; here their ids also sort after every
-   * stored id) and brings no landing host the store lacks, and rows changed in place kept their countries and
-   * categories. Then the added ads are a tail: the columns that never change for a stored ad (ids, codes, lists) grow
-   * in place into spare room (readers of the previous version read only up to its length), the moving values (dates,
-   * status, activity, popularity, impressions) are copied and patched, and each index is the previous one with the
-   * tail spliced in, a copy by runs, not a rebuild. Null when the batches do not qualify: the merge below runs.
+   * The columns after batches that move no position: no stored row left, every added ad is first seen on or after the
+   * newest stored first-seen day, and rows changed in place kept their countries and categories. Then the added ads
+   * are a tail, whatever their ids and hosts (ADR 0018): positions follow first_seen only from `sorted` on, so a new
+   * ad's id need not sort after the stored ones (the stored ids' ranks move up past it: the one column copied for it),
+   * and hosts are codes in the order they came with a sorted order beside them (a new host moves no stored value). The
+   * columns that never change for a stored ad (ids, codes, lists) grow in place into spare room (readers of the
+   * previous version read only up to its length), the moving values (dates, status, activity, popularity,
+   * impressions) are copied and patched, and each index is the previous one with the tail spliced in, a copy by runs,
+   * not a rebuild. Null when the batches do not qualify: the merge runs.
    */
   private appended(state: Versioned, added: AddedAd[], updated: AddedAd[]): LiveState | null {
     const old = state.columnar;
     const cols = old.cols;
     const n0 = cols.n;
     const lastFirst = n0 ? at(cols.first, n0 - 1) : -Infinity;
-    const hosts = cols.dicts.hostsReversed;
-    added.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
-    for (const ad of added) {
-      if (ad.first < lastFirst) return null;
-      if (cols.host && hosts.at(lowerBound(hosts, ad.row.host_rev)) !== ad.row.host_rev) return null;
-    }
-    // Every id after the smallest added one must be an added one (a stored id there would rank after the tail).
-    const [smallest] = added;
-    if (smallest) {
-      for (const { rid } of this.s.idsAfter.iterate(smallest.row.id) as Iterable<{ rid: number }>) if (old.positionOf(rid) >= 0) return null;
-    }
+    for (const ad of added) if (ad.first < lastFirst) return null;
     const codes = old.codes;
     const sameList = (offsets: Int32Array, values: Uint16Array, p: number, joined: string, dict: Map<string, number>) => {
       const now = list(joined).map((v) => dict.get(v) ?? -1);
@@ -374,12 +374,18 @@ export class LiveColumns {
       if (!sameList(cols.countryOff, cols.countryVal, p, ad.row.countries, codes.countries)) return null;
       if (!sameList(cols.categoryOff, cols.categoryVal, p, ad.row.categories, codes.categories)) return null;
     }
+    if (!this.rankTail(old, added)) return null;
 
-    // Ranks after every stored id, in id order; positions after every stored one, in (first_seen, id) order.
-    added.forEach((ad, i) => (ad.rank = n0 + i));
+    // Positions after every stored one, in (first_seen, id) order among themselves.
     added.sort((a, b) => a.first - b.first || a.rank - b.rank);
     const n = n0 + added.length;
+    const moved = added.some((ad) => ad.anchor < n0 - 1);
+    const rankNow = (p: number) => at(cols.idRank, p) + (moved ? added.filter((ad) => ad.anchor < at(cols.idRank, p)).length : 0);
+    const [head] = added;
+    // Still (first_seen, id) order throughout when the stored positions were and the tail's first comes after the last.
+    const inOrder = cols.sorted === n0 && (!head || n0 === 0 || head.first > lastFirst || head.rank > rankNow(n0 - 1));
     const dicts = extendDictionaries(old, [...added, ...updated]);
+    const hosts = extendHosts(cols, added, this.alloc);
     const code = (dict: keyof typeof dicts.codes, value: string | null) => (value === null ? -1 : (dicts.codes[dict].get(value) ?? -1));
     const grow = <A extends TypedArray>(make: TypedArrayOf<A>, column: A, length: number): A => {
       if (column.byteOffset === 0 && column.buffer.byteLength >= length * make.BYTES_PER_ELEMENT) return new make(column.buffer, 0, length);
@@ -414,16 +420,25 @@ export class LiveColumns {
     };
     const countries = csr(cols.countryOff, cols.countryVal, 'countries', (ad) => ad.row.countries);
     const categories = csr(cols.categoryOff, cols.categoryVal, 'categories', (ad) => ad.row.categories);
+    let idRank: Int32Array;
+    if (moved) {
+      idRank = shiftedRanks(cols.idRank, n0, added.map((ad) => ad.anchor).sort((a, b) => a - b), n, this.alloc);
+      added.forEach((ad, i) => (idRank[n0 + i] = ad.rank));
+    } else idRank = tail(Int32Array, cols.idRank, (ad) => ad.rank);
+    const hostCode = (ad: AddedAd) => hosts?.codeOf(ad.row.host_rev) ?? -1;
     const next: AdColumns = {
       n,
+      sorted: inOrder ? n : cols.sorted,
       ...eachValueColumn(code, (name, { make, moves, valueOf }) => (moves ? moving : tail)(make, cols[name], valueOf)),
-      idRank: tail(Int32Array, cols.idRank, (ad) => ad.rank),
+      idRank,
       countryOff: countries.off,
       countryVal: countries.val,
       categoryOff: categories.off,
       categoryVal: categories.val,
-      host: cols.host ? tail(Int32Array, cols.host, (ad) => lowerBound(hosts, ad.row.host_rev)) : null,
-      dicts: { ...dicts.dicts, hostsReversed: hosts },
+      host: cols.host && hosts ? tail(Int32Array, cols.host, hostCode) : null,
+      hostOrder: hosts?.order ?? null,
+      hostRank: hosts?.rank ?? null,
+      dicts: { ...dicts.dicts, hostsReversed: cols.dicts.hostsReversed },
     };
     this.relabel(next.dicts, dicts.codes, touchedIds(cols, null, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
 
@@ -449,7 +464,12 @@ export class LiveColumns {
           )
         : undefined,
     };
-    if (built.host !== undefined) indexes.host = built.host && next.host ? appendGrouped(built.host, hosts.length, keyed(next.host), this.alloc) : null;
+    if (built.host !== undefined) {
+      // Grouped by host rank: new hosts open empty groups at their ranks first.
+      const byRank = built.host && hosts?.rankOfOld ? relaidByRank(built.host, hosts.rankOfOld, hosts.order.length) : built.host;
+      const ranked = added.map((ad, i) => [hosts ? at(hosts.rank, hostCode(ad)) : -1, n0 + i] as [number, number]);
+      indexes.host = byRank && hosts ? appendGrouped(byRank, hosts.order.length, ranked, this.alloc) : null;
+    }
     if (built.pairs && next.dicts.countries.length === cols.dicts.countries.length && next.dicts.categories.length === cols.dicts.categories.length) {
       const pairs = this.alloc(Int32Array, built.pairs.length);
       pairs.set(built.pairs);
@@ -469,6 +489,27 @@ export class LiveColumns {
     const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc, indexes });
     const tailWords = added.map((ad, i) => ({ at: n0 + i, ad }));
     return { columnar, wordBits: moveWordBits(state.wordBits, n, [{ src: 0, dst: 0, len: n0 }], tailWords, this.alloc), layout: state.layout };
+  }
+
+  /**
+   * Each added ad's rank among every id, the stored ones' ranks as they will be (each moves up by the added ids below
+   * it): added ids in id order, each after its nearest smaller id (found on the ids' unique index): a stored one
+   * (`anchor`: its rank) or an added one (the same anchor). False when a smaller id belongs to no row the columns
+   * have or are adding (not expected: the merge then ranks every id again).
+   */
+  private rankTail(old: ColumnarAds, added: AddedAd[]): boolean {
+    added.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+    const anchorOfAdded = new Map<number, number>();
+    for (const ad of added) {
+      const before = this.s.idBefore.get(ad.row.id) as { rid: number } | undefined;
+      const p = before ? old.positionOf(before.rid) : -1;
+      const anchor = !before ? -1 : p >= 0 ? at(old.cols.idRank, p) : anchorOfAdded.get(before.rid);
+      if (anchor === undefined) return false;
+      ad.anchor = anchor;
+      anchorOfAdded.set(ad.row.rid, anchor);
+    }
+    added.forEach((ad, i) => (ad.rank = ad.anchor + 1 + i));
+    return true;
   }
 
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */
@@ -526,26 +567,6 @@ export class LiveColumns {
       while (a < added.length && (added[a] as AddedAd).anchor === r) (added[a++] as AddedAd).rank = rank++;
     }
     return rankOf;
-  }
-
-  /** Hosts of the added ads join the sorted host dictionary; a new host moves the ranks after it. */
-  private mergeHosts(
-    sorted: SortedList<string>,
-    added: AddedAd[],
-  ): { sorted: SortedList<string>; rankOf: (hostRev: string) => number; remap?: (rank: number) => number } {
-    const fresh = [...new Set(added.map((ad) => ad.row.host_rev))].filter((h) => sorted.at(lowerBound(sorted, h)) !== h).sort();
-    if (!fresh.length) return { sorted, rankOf: (h) => lowerBound(sorted, h) };
-    const merged: string[] = [];
-    const remapped = new Int32Array(sorted.length);
-    let f = 0;
-    for (let i = 0; i < sorted.length; i++) {
-      const host = sorted.at(i) ?? '';
-      while (f < fresh.length && (fresh[f] as string) < host) merged.push(fresh[f++] as string);
-      remapped[i] = merged.length;
-      merged.push(host);
-    }
-    while (f < fresh.length) merged.push(fresh[f++] as string);
-    return { sorted: merged, rankOf: (h) => lowerBound(merged, h), remap: (rank) => remapped[rank] ?? rank };
   }
 
   /**
@@ -735,6 +756,107 @@ function patchSortedDays(sorted: Int32Array, out: number[], put: number[], alloc
   return days;
 }
 
+/**
+ * The hosts with the added ads' new ones given the next codes (the dictionary grows in place: codes never change, so
+ * no stored value moves) and, when there are new ones, the sorted order and ranks made again (a pass over the hosts,
+ * not the ads). `rankOfOld`: each old rank's new one (null: no new host, the order is the old one). Null when the
+ * columns have no hosts (a store built before them).
+ */
+function extendHosts(
+  cols: AdColumns,
+  added: AddedAd[],
+  alloc: Alloc,
+): { order: Int32Array; rank: Int32Array; codeOf: (hostRev: string) => number; rankOfOld: Int32Array | null } | null {
+  const { host, hostOrder: order, hostRank: rank } = cols;
+  const hosts = cols.dicts.hostsReversed;
+  if (!host || !order || !rank || !Array.isArray(hosts)) return null;
+  const sorted = { length: order.length, at: (r: number) => hosts[at(order, r)] };
+  const codes = new Map<string, number>();
+  const fresh: string[] = [];
+  for (const { row } of added) {
+    if (codes.has(row.host_rev)) continue;
+    const r = lowerBound(sorted, row.host_rev);
+    if (r < order.length && sorted.at(r) === row.host_rev) codes.set(row.host_rev, at(order, r));
+    else {
+      codes.set(row.host_rev, order.length + fresh.length);
+      fresh.push(row.host_rev);
+    }
+  }
+  const codeOf = (hostRev: string) => codes.get(hostRev) ?? -1;
+  if (!fresh.length) return { order, rank, codeOf, rankOfOld: null };
+  // Codes past the order's are a rolled-back batch's (LiveColumns.restore): no column has them.
+  hosts.length = order.length;
+  const firstCode = hosts.length;
+  hosts.push(...fresh);
+  const incoming = fresh.map((_, i) => firstCode + i).sort((x, y) => ((hosts[x] ?? '') < (hosts[y] ?? '') ? -1 : 1));
+  const size = order.length + fresh.length;
+  const nextOrder = alloc(Int32Array, size);
+  const rankOfOld = new Int32Array(order.length);
+  let f = 0;
+  let to = 0;
+  for (let r = 0; r < order.length; r++) {
+    const code = at(order, r);
+    while (f < incoming.length && (hosts[incoming[f] ?? 0] ?? '') < (hosts[code] ?? '')) nextOrder[to++] = incoming[f++] ?? 0;
+    rankOfOld[r] = to;
+    nextOrder[to++] = code;
+  }
+  while (f < incoming.length) nextOrder[to++] = incoming[f++] ?? 0;
+  const nextRank = alloc(Int32Array, size);
+  for (let r = 0; r < size; r++) nextRank[at(nextOrder, r)] = r;
+  return { order: nextOrder, rank: nextRank, codeOf, rankOfOld };
+}
+
+/** A grouping by host rank laid out for the ranks after new hosts came in (each new rank an empty group), positions shared. */
+function relaidByRank(g: Grouped, rankOfOld: Int32Array, size: number): Grouped {
+  const offsets = new Int32Array(size + 1);
+  let r = 0;
+  for (let k = 0; k < rankOfOld.length; k++) {
+    const to = at(rankOfOld, k);
+    while (r <= to) offsets[r++] = at(g.offsets, k);
+  }
+  while (r <= size) offsets[r++] = at(g.offsets, rankOfOld.length);
+  return { positions: g.positions, offsets };
+}
+
+/**
+ * Every position in (first_seen, id) order by the ranks given: the sorted ones (up to `cols.sorted`) merged with the
+ * tail's, sorted here (they share the tail's first day with the sorted ones): the order a merge walks them in.
+ */
+function inIdOrder(cols: AdColumns, rankOf: Int32Array): Int32Array {
+  const before = (p: number, q: number) => at(cols.first, p) - at(cols.first, q) || at(rankOf, p) - at(rankOf, q);
+  const tail = new Int32Array(cols.n - cols.sorted);
+  for (let i = 0; i < tail.length; i++) tail[i] = cols.sorted + i;
+  tail.sort(before);
+  const order = new Int32Array(cols.n);
+  let p = 0;
+  let t = 0;
+  for (let to = 0; to < cols.n; to++) {
+    const q = at(tail, t);
+    order[to] = p < cols.sorted && (t >= tail.length || before(p, q) < 0) ? p++ : (t++, q);
+  }
+  return order;
+}
+
+/**
+ * The stored ids' ranks after added ids came in among them: each rank moves up by the number of added ids below it
+ * (`anchors`, ascending: each added id's nearest stored id below, by rank; -1 below every one). A copy of `n` values
+ * (readers of the previous columns keep theirs), the stored positions' filled.
+ */
+function shiftedRanks(ranks: Int32Array, n0: number, anchors: number[], n: number, alloc: Alloc): Int32Array {
+  const below = new Int32Array(n0);
+  let j = 0;
+  for (let r = 0; r < n0; r++) {
+    while (j < anchors.length && (anchors[j] ?? 0) < r) j++;
+    below[r] = j;
+  }
+  const out = alloc(Int32Array, n);
+  for (let p = 0; p < n0; p++) {
+    const r = at(ranks, p);
+    out[p] = r + at(below, r);
+  }
+  return out;
+}
+
 /** Each word's bitset as a view into one buffer (`stride` words of 32 bits each, in the order given): one block to share. */
 export function wordBitsIn(buffer: Uint32Array, words: string[], stride: number): Map<string, Uint32Array> {
   return new Map(words.map((word, i) => [word, buffer.subarray(i * stride, (i + 1) * stride)]));
@@ -780,7 +902,6 @@ function prepare(db: DatabaseSync) {
     blobs: st('SELECT name, data FROM trend_columns'),
     changes: st('SELECT rid, change FROM live_changes WHERE seq > ? AND seq <= ? ORDER BY seq, change'),
     idBefore: st('SELECT rid FROM ads WHERE id < ? ORDER BY id DESC LIMIT 1'),
-    idsAfter: st('SELECT rid FROM ads WHERE id > ? ORDER BY id'),
     entity: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
   };
 }

@@ -4,7 +4,6 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BroadcastChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import type { AdColumns } from './ad-columns';
-import type { SortedList } from './ad-columns';
 import { type ColumnIndexes, ColumnarAds, CODED_DICTIONARIES, type DictionaryCodes } from './columnar-search';
 import { type ColumnsState, LiveColumns, type LiveState, type Relabel } from './live-columns';
 import { sharedAlloc } from './typed-alloc';
@@ -99,12 +98,6 @@ class StringLog {
   view(): LogView {
     return { bytes: this.bytes, offsets: this.offsets, keys: this.keys, count: this.count };
   }
-
-  static of(values: SortedList<string>): StringLog {
-    const log = new StringLog();
-    for (let i = 0; i < values.length; i++) log.append(i, values.at(i) ?? '');
-    return log;
-  }
 }
 
 /** Reader side of a log: entry i's value, decoded on demand. */
@@ -140,7 +133,8 @@ export class ColumnsPublisher {
   /** Per dictionary, the codes logged so far (a relabel appends a code again: the log's count is not this). */
   private logged = {} as Record<Logged, number>;
   private words = new StringLog();
-  private hosts: { source: SortedList<string>; log: StringLog } | null = null;
+  /** The hosts by code (append-only, like the dictionaries: ADR 0018), logged so far. */
+  private hosts = new StringLog();
 
   constructor(file: string) {
     this.channel = new BroadcastChannel(columnsChannel(file));
@@ -157,6 +151,7 @@ export class ColumnsPublisher {
       this.logs = Object.fromEntries(LOGGED.map((name) => [name, new StringLog()])) as Record<Logged, StringLog>;
       this.logged = Object.fromEntries(LOGGED.map((name) => [name, 0])) as Record<Logged, number>;
       this.words = new StringLog();
+      this.hosts = new StringLog();
       [...state.wordBits.keys()].forEach((word, i) => this.words.append(i, word));
       relabels = [];
     }
@@ -170,7 +165,8 @@ export class ColumnsPublisher {
       this.logged[name] = dicts[name].length;
     }
     for (const { dict, code } of relabels) this.logs[dict].append(code, encode(dict, code));
-    if (this.hosts?.source !== dicts.hostsReversed) this.hosts = { source: dicts.hostsReversed, log: StringLog.of(dicts.hostsReversed) };
+    // Hosts only grow, by code: the entries from the last one logged on are the new ones (a reader finds the i-th at i).
+    for (let code = this.hosts.count; code < (cols.hostOrder?.length ?? 0); code++) this.hosts.append(code, dicts.hostsReversed.at(code) ?? '');
     const [first] = state.wordBits.values();
     return {
       lineage: this.lineage,
@@ -181,7 +177,7 @@ export class ColumnsPublisher {
       cols: arrays,
       indexes: state.columnar.allIndexes(),
       logs: Object.fromEntries(LOGGED.map((name) => [name, this.logs[name].view()])) as Record<Logged, LogView>,
-      hosts: this.hosts.log.view(),
+      hosts: this.hosts.view(),
       words: this.words.view(),
       wordBits: first ? new Uint32Array(first.buffer) : new Uint32Array(new SharedArrayBuffer(0)),
       wordStride: (cols.n + 31) >>> 5,

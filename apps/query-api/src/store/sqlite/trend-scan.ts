@@ -36,6 +36,19 @@ function rankCodes(counts: Int32Array, keyOf: (code: number) => string, limit: n
     .slice(0, limit);
 }
 
+/**
+ * Keeps in `latest` (oldest first) the `size` positions latest in (first_seen, id rank) order, with position `p` offered.
+ * Positions come in first_seen order, but a live tail's ads of one day are not in id order (ADR 0018): a position is
+ * placed by its day and id rank, not taken as the latest.
+ */
+function keepLatest(latest: number[], cols: AdColumns, p: number, size: number): void {
+  const after = (a: number, b: number) => (cols.first[a] ?? 0) - (cols.first[b] ?? 0) || (cols.idRank[a] ?? 0) - (cols.idRank[b] ?? 0);
+  let at = latest.length;
+  while (at > 0 && after(latest[at - 1] ?? 0, p) > 0) at--;
+  latest.splice(at, 0, p);
+  if (latest.length > size) latest.shift();
+}
+
 const byCountDesc = (m: Map<number, number>, keyOf: (code: number) => string, limit: number) =>
   [...m.entries()]
     .sort((a, b) => b[1] - a[1] || (keyOf(a[0]) < keyOf(b[0]) ? -1 : 1))
@@ -50,6 +63,7 @@ interface Detail {
   platforms: Set<number>;
   creatives: Set<number>;
   active: number;
+  /** The latest three ads in (first_seen, id) order, oldest first: positions while collecting, then row ids. */
   samples: number[];
 }
 
@@ -111,9 +125,7 @@ const DIMENSIONS: Record<RankedDimension, DimensionRule> = {
       d.platforms.add(cols.platform[i] ?? 0);
       d.creatives.add(cols.creative[i] ?? 0);
       d.active += cols.active[i] ?? 0;
-      // Positions are in (first_seen, id) order: the last three seen are the most recent.
-      d.samples.push(cols.rid[i] ?? 0);
-      if (d.samples.length > 3) d.samples.shift();
+      keepLatest(d.samples, cols, i, 3);
     },
     row: (code, key, d, dicts, adIdsOf) => {
       const name = dicts.advertiserNames[code] ?? key;
@@ -299,5 +311,6 @@ function collectDetails(
       }
     }
   }
+  for (const d of details.values()) d.samples = d.samples.map((p) => cols.rid[p] ?? 0);
   return details;
 }
