@@ -7,9 +7,10 @@
  * at the end of the step). Goal (issue 27): at least 1,000 sightings/s with freshness p95 <= 5 s and query p95 <= 1.5x
  * idle; search_ads p95 <= 3x its one-at-a-time p50. Last, a control: the same query load with no ingest beside a
  * process burning the CPU the last rate's ingest took, which tells what sharing the cores costs the queries by itself.
- * `--new-share` sets the share of new ads (0.3 by default; a contract-like mix is 0.05). A fixed calibration loop runs
- * first and last (libs/testing calibration.ts), so figures from different hours compare.
- * Run: npx nx run e2e:live-bench [-- --ads=1000000 --rates=250,500,1000 --seconds=20 --new-share=0.3 --data-dir=tmp/e2e-bench/ads-1000000]
+ * `--new-share` sets the share of new ads (0.3 by default; a contract-like mix is 0.05), `--new-ids=among` gives them
+ * ids among the stored ones, as real platforms' ids fall (default `after`: they sort after every stored id). A fixed
+ * calibration loop runs first and last (libs/testing calibration.ts), so figures from different hours compare.
+ * Run: npx nx run e2e:live-bench [-- --ads=1000000 --rates=250,500,1000 --seconds=20 --new-share=0.3 --new-ids=after --data-dir=tmp/e2e-bench/ads-1000000]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -114,6 +115,7 @@ async function main() {
       'query-workers': { type: 'string', default: '2' },
       'data-dir': { type: 'string' },
       'new-share': { type: 'string', default: '0.3' },
+      'new-ids': { type: 'string', default: 'after' },
       stream: { type: 'string', default: 'ingest:ads' },
       /** query-api's INGEST_BATCH_INTERVAL_MS (its own default unless given). */
       'batch-interval-ms': { type: 'string' },
@@ -129,7 +131,7 @@ async function main() {
   mkdirSync(queryDataDir, { recursive: true });
   out(
     `# live bench: ${ads} demo ads in ${queryDataDir} (seeded unless already there), rates ${rates.join(', ')} sightings/s, ${seconds} s each, ` +
-      `${Number(newShare) * 100}% new ads` +
+      `${Number(newShare) * 100}% new ads, their ids ${values['new-ids']} the stored ones` +
       (values['batch-interval-ms'] ? `, INGEST_BATCH_INTERVAL_MS=${values['batch-interval-ms']}` : ''),
   );
   out(`# ${new Date().toISOString()}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}; calibration ${calibrationMs().toFixed(0)} ms CPU (SHA-1 over 64 MB)`);
@@ -160,7 +162,7 @@ async function main() {
     execFileSync(
       process.execPath,
       [join(WORKSPACE_ROOT, 'dist/apps/query-api/cli.js'), 'sightings', '--from', join(queryDataDir, ndjson), '--count', String(total)]
-        .concat(['--seed', String(Date.now() % 100_000), '--new-share', newShare, '--out', file]),
+        .concat(['--seed', String(Date.now() % 100_000), '--new-share', newShare, '--new-ids', values['new-ids'], '--out', file]),
       { stdio: 'inherit' },
     );
     const sightings = readFileSync(file, 'utf8')
@@ -178,7 +180,9 @@ async function main() {
     const queryPid = stack.apps['query-api'].pid;
     // Every process of the stack (the four apps and Redis): what the steady load leaves of the machine's cores.
     const stackCpuMs = async () => Object.values(stack.apps).reduce((sum, app) => sum + appCpuMs(app.pid), 0) + (await redisCpuMs(redis));
-    const knownId = sightings.find((line) => !line.id.startsWith('live_'))?.id;
+    // The seed's ads are `ad_<n>` (demo-generator.ts); a new ad's id is anything else (demo-sightings.ts).
+    const isNew = (id: string) => !/^ad_\d+$/.test(id);
+    const knownId = sightings.find((line) => !isNew(line.id))?.id;
     if (!knownId) throw new Error('the sightings hold no re-sighting of a stored ad');
     probe = new FreshnessProbe(stack.baseUrl, token, knownId);
     let cpu = appCpuMs(queryPid);
@@ -218,7 +222,7 @@ async function main() {
           const line = sightings[next];
           if (!line) break;
           pipeline.xadd(values.stream, '*', 'line', line.text);
-          if (line.id.startsWith('live_') && probe.watching + watched.length < WATCHED_AT_ONCE) watched.push(line.id);
+          if (isNew(line.id) && probe.watching + watched.length < WATCHED_AT_ONCE) watched.push(line.id);
         }
         const at = performance.now();
         await pipeline.exec();

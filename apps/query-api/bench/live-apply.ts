@@ -16,13 +16,13 @@
  * Run: npx nx run query-api:build && node dist/apps/query-api/live-apply.js --stores=/tmp/s100k,/tmp/s1m [--batch=2000 --batches=5 --new-shares=0.3,0.05 --profile=DIR --sql-stats]
  * (seed each store first: DATA_DIR=/tmp/s1m node dist/apps/query-api/cli.js seed --count 1000000)
  */
-import { createHash } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StatementSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
+import { calibrationMs } from '@adintel/testing';
 import { toAdRecord } from '../src/ingest/ad-line';
 import type { AdFilter, AdRecord } from '../src/store/ad-store.port';
 import { demoSightings } from '../src/ingest/demo-sightings';
@@ -46,14 +46,6 @@ const writtenBytes = () => {
   }
 };
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
-
-/** A fixed amount of CPU work (SHA-1 over 64 MB): its time scales every other figure of the run to a reference day. */
-function calibrate(): number {
-  const block = Buffer.alloc(1 << 20, 7);
-  const started = cpuMs();
-  for (let i = 0; i < 64; i++) createHash('sha1').update(block).digest();
-  return cpuMs() - started;
-}
 
 /** CPU time of the whole process so far (ms): every thread, from /proc/self/stat (utime + stime, in clock ticks of 10 ms). */
 const processCpuMs = () => {
@@ -290,7 +282,7 @@ async function main() {
   const batches = Number(values.batches ?? 5);
   const shares = (values['new-shares'] ?? '0.3,0.05').split(',').map(Number);
   const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
-  const calibration = calibrate();
+  const calibration = calibrationMs();
   out(`${new Date().toISOString()}, load average ${load()}`);
   out(`calibration: ${calibration.toFixed(0)} ms CPU (SHA-1 over 64 MB; divide figures by it to compare runs)`);
   out(`new ads' ids: ${newIds} the stored ones`);
@@ -334,7 +326,7 @@ async function main() {
       }
     }
   }
-  out(`calibration at the end: ${calibrate().toFixed(0)} ms CPU; load average ${load()}`);
+  out(`calibration at the end: ${calibrationMs().toFixed(0)} ms CPU; load average ${load()}`);
 }
 
 main().catch((error: unknown) => {

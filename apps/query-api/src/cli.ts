@@ -7,9 +7,10 @@
  *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
  *   (SQLite: both write a new file beside the store and switch to it when finished: store/store-file.ts)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
- *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S] [--new-share F]   live sightings for a store
- *                                    loaded from that demo file (F new ads, default 0.3; the rest re-sightings of its
- *                                    ads, seen on its newest day)
+ *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S] [--new-share F] [--new-ids after|among]
+ *                                    live sightings for a store loaded from that demo file (F new ads, default 0.3, with
+ *                                    ids after the stored ones or among them; the rest re-sightings of its ads, seen on
+ *                                    its newest day)
  *   ingest --live <file|-> [--rate N]    publish NDJSON lines (a file, or stdin for -) to the live stream INGEST_STREAM
  *   dead-letters [--limit N]              list the lines the service rejected (JSON lines on stdout)
  *   dead-letters --resend all|<id,...>    move them back to the stream, each exactly once
@@ -62,6 +63,7 @@ async function main(): Promise<number> {
       pictures: { type: 'string' },
       render: { type: 'string' },
       'new-share': { type: 'string' },
+      'new-ids': { type: 'string' },
     },
   });
   const [command, fileArg] = positionals;
@@ -80,7 +82,9 @@ async function main(): Promise<number> {
     if (!values.from || !values.out) throw new Error('sightings needs --from <demo.ndjson> and --out <file|->');
     const newShare = values['new-share'] === undefined ? undefined : Number(values['new-share']);
     if (newShare !== undefined && !(newShare >= 0 && newShare <= 1)) throw new Error('--new-share must be a number from 0 to 1');
-    const lines = await demoSightings(values.from, values.count === undefined ? 10_000 : count, { seed, newShare });
+    const newIds = values['new-ids'];
+    if (newIds !== undefined && newIds !== 'after' && newIds !== 'among') throw new Error('--new-ids must be after or among');
+    const lines = await demoSightings(values.from, values.count === undefined ? 10_000 : count, { seed, newShare, newIds });
     const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
     if (values.out === '-') process.stdout.write(text);
     else await writeFile(values.out, text);
