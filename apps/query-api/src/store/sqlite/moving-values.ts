@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AdRecord } from '../ad-store.port';
 
 /**
@@ -185,4 +186,46 @@ export function storedKeptDigest({ doc, row }: StoredKept): string {
     row.creative_title,
     row.app_doc,
   ]);
+}
+
+/** Each moving value: its column in `ads` and its field in a record. */
+const MOVING: readonly { column: keyof MovingRow; value: (ad: AdRecord) => string | number }[] = [
+  { column: 'status', value: (ad) => ad.status_today },
+  { column: 'last_seen', value: (ad) => ad.last_seen_date },
+  { column: 'days_active', value: (ad) => ad.days_active },
+  { column: 'activity_days', value: (ad) => ad.activity_days_amount },
+  { column: 'popularity', value: (ad) => ad.popularity },
+  { column: 'impressions', value: (ad) => ad.impressions },
+];
+
+/**
+ * Writes a row's moving values, setting only the columns whose value changed: SQLite rewrites an index entry of every
+ * column a statement sets, changed or not (measured: an index on a column set to its own value dirties as many pages
+ * as one whose value moves), so a re-sighting that leaves popularity alone spares `ads_by_popularity`. One statement
+ * per set of changed columns, prepared on first use (at most 63).
+ */
+export class MovingUpdates {
+  private readonly statements = new Map<number, StatementSync>();
+
+  constructor(private readonly db: DatabaseSync) {}
+
+  /** Sets the record's moving values on the row `rid`, whose stored values are `row`. */
+  run(rid: number, row: MovingRow, ad: AdRecord): void {
+    let mask = 0;
+    const values: (string | number)[] = [];
+    MOVING.forEach(({ column, value }, i) => {
+      const now = value(ad);
+      if (row[column] === now) return;
+      mask |= 1 << i;
+      values.push(now);
+    });
+    if (mask === 0) return;
+    let statement = this.statements.get(mask);
+    if (!statement) {
+      const set = MOVING.filter((_, i) => mask & (1 << i)).map(({ column }) => `${column} = ?`);
+      statement = this.db.prepare(`UPDATE ads SET ${set.join(', ')} WHERE rid = ?`);
+      this.statements.set(mask, statement);
+    }
+    statement.run(...values, rid);
+  }
 }

@@ -9,7 +9,7 @@ import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
 import { type EntityRows, type KnownRow, LiveColumns } from './live-columns';
 import { ChangeLog, type StoredVisible } from './change-log';
-import { isKeptDigest, keptDigest, type MovingRow, sameMoving, storedKeptDigest, type StoredKept, withMoving } from './moving-values';
+import { isKeptDigest, keptDigest, type MovingRow, MovingUpdates, sameMoving, storedKeptDigest, type StoredKept, withMoving } from './moving-values';
 import { ColumnsPublisher, type Publication } from './shared-columns';
 import { sharedAlloc } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, cpuSeconds, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
@@ -25,6 +25,8 @@ export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
   private statements: ReturnType<typeof prepare>;
   private entities: EntityRecords;
+  /** A row's moving values, only those that changed (moving-values.ts). */
+  private movingUpdates: MovingUpdates;
   /** The change feed's log, written with each live batch (change-log.ts). */
   private readonly changeLog: ChangeLog;
 
@@ -56,6 +58,7 @@ export class SqliteWriter implements AdStoreWriter {
     if (version?.value !== SCHEMA_VERSION) this.dropAll();
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
+    this.movingUpdates = new MovingUpdates(this.db);
     this.changeLog = new ChangeLog(this.db);
     this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
   }
@@ -74,6 +77,7 @@ export class SqliteWriter implements AdStoreWriter {
     this.dropAll();
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
+    this.movingUpdates = new MovingUpdates(this.db);
   }
 
   private dropAll(): void {
@@ -226,10 +230,10 @@ export class SqliteWriter implements AdStoreWriter {
    * (not the text index). Returns false, changing nothing, when the ad changed more (its text, first_seen_date,
    * platform, advertiser, webmaster, app, creative or landing host): it is then removed and inserted again.
    */
-  private seenAgain(old: AdRow, storedDoc: () => StoredDoc, kept: boolean, ad: AdRecord, content: string): boolean {
+  private seenAgain(old: StoredRow, storedDoc: () => StoredDoc, kept: boolean, ad: AdRecord, content: string): boolean {
     const s = this.statements;
     if (kept) {
-      s.updateAd.run(ad.status_today, ad.last_seen_date, ad.days_active, ad.activity_days_amount, ad.popularity, ad.impressions, old.rid);
+      this.movingUpdates.run(old.rid, old, ad);
       return true;
     }
     const text = storedDoc();
@@ -246,7 +250,7 @@ export class SqliteWriter implements AdStoreWriter {
       old.creative_format === ad.creative_format &&
       old.host === ad.landing_domain;
     if (!same) return false;
-    s.updateAd.run(ad.status_today, ad.last_seen_date, ad.days_active, ad.activity_days_amount, ad.popularity, ad.impressions, old.rid);
+    this.movingUpdates.run(old.rid, old, ad);
     s.updateDoc.run(...this.docValues(ad, content), old.rid);
     const lists: [string, string[], StatementSync, StatementSync][] = [
       [old.countries, ad.countries, s.deleteCountries, s.insertCountry],
@@ -554,7 +558,6 @@ function prepare(db: DatabaseSync) {
     // The row without its doc (1-2 KB of overflow pages): a re-sighting that moves only the row's values never reads it.
     findRow: st(`SELECT ${AD_ROW_COLUMNS}, a.days_active, d.content FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`),
     findDoc: st('SELECT doc FROM ad_docs WHERE rid = ?'),
-    updateAd: st('UPDATE ads SET status = ?, last_seen = ?, days_active = ?, activity_days = ?, popularity = ?, impressions = ? WHERE rid = ?'),
     updateDoc: st(`UPDATE ad_docs SET countries = ?, categories = ?, languages = ?, advertiser_name = ?, advertiser_account = ?,
       webmaster_name = ?, app_doc = ?, creative_title = ?, doc = ?, content = ? WHERE rid = ?`),
     // OR IGNORE: an ad seen twice in one batch is changed in place twice, and logged once.

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -95,6 +95,31 @@ describe('a re-sighting that moves only the moving values', () => {
 
     // The same sighting again changes nothing.
     expect(await writer.apply([moved])).toMatchObject({ unchanged: 1, replaced: 0 });
+  });
+
+  /** The tables and indexes whose pages `run` wrote (the write-ahead log's frames, emptied first). */
+  async function pagesWrittenBy(run: () => Promise<unknown>): Promise<Set<string>> {
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const names = new Map((db.prepare('SELECT pageno, name FROM dbstat').all() as { pageno: number; name: string }[]).map((r) => [r.pageno, r.name]));
+    await run();
+    const wal = readFileSync(`${file}-wal`);
+    db.close();
+    const pageSize = wal.readUInt32BE(8);
+    const written = new Set<string>();
+    for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) written.add(names.get(wal.readUInt32BE(at)) ?? 'a new page');
+    return written;
+  }
+
+  it('writes no page of ad_docs, nor of the index of a moving value that did not move', async () => {
+    const keepsPopularity: AdRecord = { ...moved, popularity: base.popularity };
+    const written = await pagesWrittenBy(() => writer.apply([keepsPopularity]));
+    expect(written).toContain('ads');
+    expect(written).toContain('ads_by_impressions');
+    expect(written).not.toContain('ad_docs');
+    expect(written).not.toContain('ads_by_popularity');
+    expect(written).not.toContain('ads_fts_data');
+    expect(await store.getAd(base.id)).toMatchObject(movedValues(keepsPopularity));
   });
 
   it('shows the newest values after a change that rewrites the doc or replaces the row', async () => {
