@@ -8,6 +8,7 @@ import { ColumnarAds } from './columnar-search';
 import type { EntityReader } from './entity-reader';
 import type { GenerationCache } from './generation-cache';
 import type { ColumnsState } from './live-columns';
+import { MOVING_COLUMNS, type MovingRow, withMoving } from './moving-values';
 import { computeTrend } from './trend-scan';
 
 const SORT_COLUMN: Record<AdSort, string> = {
@@ -91,7 +92,7 @@ export class AdReader {
     return {
       rows: page.flatMap((r) => {
         const doc = docs.get(r.rid);
-        return doc ? [toAd(JSON.parse(doc) as StoredDoc)] : [];
+        return doc ? [toAd(doc)] : [];
       }),
       hasMore: rows.length > query.limit,
       lastKey: last ? { value: last.sort_value, id: last.id } : null,
@@ -115,7 +116,7 @@ export class AdReader {
     const docs = this.docsOf(rids);
     const rows = rids.flatMap((rid) => {
       const doc = docs.get(rid);
-      return doc ? [toAd(JSON.parse(doc) as StoredDoc)] : [];
+      return doc ? [toAd(doc)] : [];
     });
     const lastPosition = positions.at(-1);
     const last = rows.at(-1);
@@ -182,12 +183,12 @@ export class AdReader {
 
   getAd(id: string): AdDetailRecord | null {
     const row = this.db
-      .prepare('SELECT d.doc, d.advertiser_name, d.webmaster_name FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?')
+      .prepare(`SELECT d.doc, d.advertiser_name, d.webmaster_name, ${MOVING_COLUMNS} FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`)
       .get(id) as
-      | { doc: string; advertiser_name: string; webmaster_name: string | null }
+      | (MovingRow & { doc: string; advertiser_name: string; webmaster_name: string | null })
       | undefined;
     if (!row) return null;
-    const doc = JSON.parse(row.doc) as StoredDoc;
+    const doc = withMoving(JSON.parse(row.doc) as StoredDoc, row);
     const advertiser = this.entities.entity<AdvertiserMatch>('advertiser', doc.advertiser_id, 'row_doc');
     return {
       ...toAd(doc),
@@ -258,12 +259,13 @@ export class AdReader {
     return computeTrend(columnar.cols, query, (rids) => this.adIdsOf(rids));
   }
 
-  private docsOf(rids: number[]): Map<number, string> {
+  /** The ads' docs by row id, parsed, with the moving values of their rows (moving-values.ts). */
+  private docsOf(rids: number[]): Map<number, StoredDoc> {
     if (!rids.length) return new Map();
     const rows = this.db
-      .prepare(`SELECT rid, doc FROM ad_docs WHERE rid IN (${rids.map(() => '?').join(',')})`)
-      .all(...rids) as { rid: number; doc: string }[];
-    return new Map(rows.map((r) => [r.rid, r.doc]));
+      .prepare(`SELECT d.rid, d.doc, ${MOVING_COLUMNS} FROM ad_docs d JOIN ads a ON a.rid = d.rid WHERE d.rid IN (${rids.map(() => '?').join(',')})`)
+      .all(...rids) as unknown as (MovingRow & { rid: number; doc: string })[];
+    return new Map(rows.map((r) => [r.rid, withMoving(JSON.parse(r.doc) as StoredDoc, r)]));
   }
 
   private adIdsOf(rids: number[]): string[] {

@@ -5,6 +5,7 @@ import { conditionsOf, ftsQuery } from './ad-planner';
 import { FeedIndex, firstRowAfter, LOAD_ROWS, SEQ_AT } from './change-feed-index';
 import type { ColumnarAds } from './columnar-search';
 import type { ColumnsState } from './live-columns';
+import { MOVING_COLUMNS, type MovingRow, withMoving } from './moving-values';
 
 /**
  * The change feed's reading side (issue 36): the log the live writer keeps (change-log.ts, ad_feed) held in memory
@@ -198,7 +199,7 @@ export class ChangeFeedReader {
     for (const [i, p] of picked.entries()) {
       const doc = docs.get(rids[i] ?? 0);
       if (!doc) continue;
-      const { media: _media, ...ad } = JSON.parse(doc) as Ad & { media?: unknown };
+      const { media: _media, ...ad } = doc;
       // The stored doc keeps the status of its last sighting; an ad the day moved past has ended since.
       const status = (index.after[p.row] ?? 0) % 2 === 1 ? 'active' : 'inactive';
       rows.push({ ...ad, status_today: status, change: p.change, changed_at: new Date(index.atOf(p.row)).toISOString() });
@@ -677,13 +678,13 @@ export class ChangeFeedReader {
     return this.logExists;
   }
 
-  private docsOf(rids: number[]): Map<number, string> {
+  /** The ads' docs by row id, parsed, with the moving values of their rows (moving-values.ts). */
+  private docsOf(rids: number[]): Map<number, Ad & { media?: unknown }> {
     if (!rids.length) return new Map();
-    const rows = this.sql(`SELECT rid, doc FROM ad_docs WHERE rid IN (${rids.map(() => '?').join(',')})`).all(...rids) as {
-      rid: number;
-      doc: string;
-    }[];
-    return new Map(rows.map((r) => [r.rid, r.doc]));
+    const rows = this.sql(`SELECT d.rid, d.doc, ${MOVING_COLUMNS} FROM ad_docs d JOIN ads a ON a.rid = d.rid WHERE d.rid IN (${rids.map(() => '?').join(',')})`).all(
+      ...rids,
+    ) as unknown as (MovingRow & { rid: number; doc: string })[];
+    return new Map(rows.map((r) => [r.rid, withMoving(JSON.parse(r.doc) as Ad & { media?: unknown }, r)]));
   }
 }
 

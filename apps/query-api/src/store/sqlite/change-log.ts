@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AdRecord } from '../ad-store.port';
 import { type Visible, visibleState } from '../visible-state';
+import { MOVING_COLUMNS, type MovingFields, type MovingRow, withMoving } from './moving-values';
 
 /**
  * The change feed's log (issue 36, search_ads `changed_since`). The live writer records, in the transaction of each
@@ -66,8 +67,8 @@ export class ChangeLog {
   /**
    * Before the batch is written: each sighting's stored state against the state it brings, and, when the batch moves
    * the data's day, the active ads the day moved past (ended). `seq` is the batch's position; `storedDoc` gives an
-   * id's stored doc as it was before the batch, parsed (the writer reads and parses each sighted ad's doc once, for
-   * itself and for this).
+   * id's stored ad as it was before the batch, its moving values the row's (the writer reads and parses each sighted
+   * ad's doc at most once, for itself and for this, and not at all when the sighting keeps what the doc holds).
    */
   record(seq: number, batch: readonly AdRecord[], storedDoc: (id: string) => StoredVisible | null): void {
     this.startOverOnReload(seq - 1);
@@ -95,11 +96,12 @@ export class ChangeLog {
     }
     if (newDay > oldDay) {
       const passed = this.db.prepare(
-        "SELECT a.id, d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.status = 'active' AND a.last_seen >= ? AND a.last_seen < ?",
+        `SELECT a.id, d.doc, ${MOVING_COLUMNS} FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.status = 'active' AND a.last_seen >= ? AND a.last_seen < ?`,
       );
-      for (const row of passed.iterate(oldDay, newDay) as Iterable<{ id: string; doc: string }>) {
+      for (const row of passed.iterate(oldDay, newDay) as Iterable<MovingRow & { id: string; doc: string }>) {
         if (states.has(row.id)) continue;
-        const doc = JSON.parse(row.doc) as Visible;
+        // The doc's moving values may be older than the row's (moving-values.ts).
+        const doc = withMoving(JSON.parse(row.doc) as Visible & MovingFields, row);
         states.set(row.id, { before: visibleState(doc, oldDay), after: visibleState(doc, newDay), moves: false });
       }
       this.setMeta('feed_day', newDay);

@@ -46,8 +46,11 @@ CREATE TABLE IF NOT EXISTS ad_docs (
   webmaster_name TEXT,
   app_doc TEXT,
   creative_title TEXT NOT NULL,
+  -- The record as JSON. Its moving values (status, last seen, days active, activity, popularity, impressions) are
+  -- those of its last write: the ads row holds them current, and every reader takes them from it (moving-values.ts).
   doc TEXT NOT NULL,
-  -- A digest of the whole record: a sighting identical to the stored one changes nothing.
+  -- A digest of what the doc keeps (all but the moving values; an earlier version's: of the whole record): a sighting
+  -- with the same digest and the row's moving values changes nothing; with other moving values, only the row.
   content TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS ad_countries (rid INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (rid, value)) WITHOUT ROWID;

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
@@ -10,6 +9,7 @@ import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
 import { EntityRecords } from './entity-records';
 import { type EntityRows, type KnownRow, LiveColumns } from './live-columns';
 import { ChangeLog, type StoredVisible } from './change-log';
+import { isKeptDigest, keptDigest, type MovingRow, MovingUpdates, sameMoving, storedKeptDigest, type StoredKept, withMoving } from './moving-values';
 import { ColumnsPublisher, type Publication } from './shared-columns';
 import { sharedAlloc } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, cpuSeconds, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
@@ -25,6 +25,8 @@ export class SqliteWriter implements AdStoreWriter {
   private readonly db: DatabaseSync;
   private statements: ReturnType<typeof prepare>;
   private entities: EntityRecords;
+  /** A row's moving values, only those that changed (moving-values.ts). */
+  private movingUpdates: MovingUpdates;
   /** The change feed's log, written with each live batch (change-log.ts). */
   private readonly changeLog: ChangeLog;
 
@@ -56,6 +58,7 @@ export class SqliteWriter implements AdStoreWriter {
     if (version?.value !== SCHEMA_VERSION) this.dropAll();
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
+    this.movingUpdates = new MovingUpdates(this.db);
     this.changeLog = new ChangeLog(this.db);
     this.changesSinceCheckpoint = (this.db.prepare('SELECT count(*) AS n FROM live_changes').get() as { n: number }).n;
   }
@@ -74,6 +77,7 @@ export class SqliteWriter implements AdStoreWriter {
     this.dropAll();
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
+    this.movingUpdates = new MovingUpdates(this.db);
   }
 
   private dropAll(): void {
@@ -97,7 +101,7 @@ export class SqliteWriter implements AdStoreWriter {
         try {
           const existing = s.findRid.get(ad.id) as { rid: number } | undefined;
           if (existing) this.remove(existing.rid);
-          this.insert(ad, contentDigest(ad));
+          this.insert(ad, keptDigest(ad));
           written++;
         } catch (error) {
           rejected.push({ line: 0, id: ad.id, reason: `sqlite: ${(error as Error).message}` });
@@ -132,29 +136,39 @@ export class SqliteWriter implements AdStoreWriter {
     this.db.exec('BEGIN');
     try {
       // Each id's stored row as the batch finds it, read once: the change log and the first sighting of the id share
-      // it and its parsed doc (a later sighting of the same id in the batch reads the row the earlier one wrote).
-      const before = new Map<string, { row: StoredRow; doc: () => StoredDoc } | null>();
+      // it and its parsed doc (a later sighting of the same id in the batch reads the row the earlier one wrote). The
+      // doc is read and parsed only when something needs it (media to resolve, text to compare).
+      const before = new Map<string, Stored | null>();
       for (const { id } of batch) {
         if (before.has(id)) continue;
         const row = s.findRow.get(id) as StoredRow | undefined;
-        before.set(id, row ? { row, doc: lazyParsed(row.doc) } : null);
+        before.set(id, row ? this.stored(row) : null);
       }
-      this.changeLog.record(seq, batch, (id) => before.get(id)?.doc() ?? null);
+      // The first sighting of each id, its media resolved against the stored ad, and its kept digest.
+      const firsts = new Map<string, Resolved>();
+      for (const sighting of batch) {
+        if (firsts.has(sighting.id)) continue;
+        firsts.set(sighting.id, resolved(sighting, before.get(sighting.id) ?? null));
+      }
+      this.changeLog.record(seq, batch, (id) => {
+        const stored = before.get(id);
+        if (!stored) return null;
+        // What the doc keeps is the sighting's (same kept digest): the doc need not be read for its visible fields.
+        const first = firsts.get(id);
+        return first?.kept ? { ...first.ad, status_today: stored.row.status, last_seen_date: stored.row.last_seen } : stored.doc();
+      });
       const seen = new Set<string>();
       for (const sighting of batch) {
         const first = !seen.has(sighting.id);
         seen.add(sighting.id);
-        const stored = first ? before.get(sighting.id) : undefined;
-        const old = stored ? stored.row : first ? undefined : (s.findRow.get(sighting.id) as StoredRow | undefined);
-        // The stored doc is parsed once (the media it holds and the text seenAgain compares), and only when read.
-        const oldDoc = stored ? stored.doc : old ? lazyParsed(old.doc) : null;
-        const ad = oldDoc ? keepingStoredMedia(sighting, oldDoc) : sighting;
-        const content = contentDigest(ad);
-        if (old?.content === content) {
+        const stored = first ? before.get(sighting.id) : this.storedOf(sighting.id);
+        const old = stored?.row;
+        const { ad, content, kept } = first ? (firsts.get(sighting.id) as Resolved) : resolved(sighting, stored ?? null);
+        if (old && kept && sameMoving(old, ad)) {
           result.unchanged++;
           continue;
         }
-        if (old && oldDoc && this.seenAgain(old, oldDoc(), ad, content)) {
+        if (old && stored && this.seenAgain(old, stored.doc, kept, ad, content)) {
           eachFacet(facetSourceOf(old), -1, changes);
           s.logChange.run(seq, old.rid, UPDATED);
           known.set(old.rid, knownRow(ad, old.rid));
@@ -194,14 +208,35 @@ export class SqliteWriter implements AdStoreWriter {
     return result;
   }
 
+  /** A stored ad as apply finds it: its row, and its doc (read, parsed and given the row's moving values when asked). */
+  private stored(row: StoredRow): Stored {
+    let parsed: StoredDoc | undefined;
+    const doc = () => (parsed ??= withMoving(JSON.parse((this.statements.findDoc.get(row.rid) as { doc: string }).doc) as StoredDoc, row));
+    return { row, doc };
+  }
+
+  /** An id's stored ad as the batch left it so far (a later sighting of an id reads what the earlier one wrote). */
+  private storedOf(id: string): Stored | null {
+    const row = this.statements.findRow.get(id) as StoredRow | undefined;
+    return row ? this.stored(row) : null;
+  }
+
   /**
-   * A re-sighting of the same ad in place: when only what a sighting moves changed (status, last seen, activity,
-   * popularity, impressions, countries, categories, languages, media, names), the row keeps its id and its place in
-   * the columns, and only the changed columns and lists are rewritten (not the text index). Returns false, changing
-   * nothing, when the ad changed more (its text, first_seen_date, platform, advertiser, webmaster, app, creative or
-   * landing host): it is then removed and inserted again.
+   * A re-sighting of the same ad in place. When what the doc keeps is the same (`kept`: only the moving values changed:
+   * status, last seen, days active, activity, popularity, impressions), the `ads` row alone is written: the doc, its
+   * lists and the text index are left as they are (readers take the moving values from the row, moving-values.ts).
+   * Otherwise, when only what a sighting may change changed besides them (countries, categories, languages, media,
+   * names), the row keeps its id and its place in the columns, and the changed columns, lists and doc are rewritten
+   * (not the text index). Returns false, changing nothing, when the ad changed more (its text, first_seen_date,
+   * platform, advertiser, webmaster, app, creative or landing host): it is then removed and inserted again.
    */
-  private seenAgain(old: AdRow, text: StoredDoc, ad: AdRecord, content: string): boolean {
+  private seenAgain(old: StoredRow, storedDoc: () => StoredDoc, kept: boolean, ad: AdRecord, content: string): boolean {
+    const s = this.statements;
+    if (kept) {
+      this.movingUpdates.run(old.rid, old, ad);
+      return true;
+    }
+    const text = storedDoc();
     const same =
       text.title === ad.title &&
       text.body === ad.body &&
@@ -215,8 +250,7 @@ export class SqliteWriter implements AdStoreWriter {
       old.creative_format === ad.creative_format &&
       old.host === ad.landing_domain;
     if (!same) return false;
-    const s = this.statements;
-    s.updateAd.run(ad.status_today, ad.last_seen_date, ad.days_active, ad.activity_days_amount, ad.popularity, ad.impressions, old.rid);
+    this.movingUpdates.run(old.rid, old, ad);
     s.updateDoc.run(...this.docValues(ad, content), old.rid);
     const lists: [string, string[], StatementSync, StatementSync][] = [
       [old.countries, ad.countries, s.deleteCountries, s.insertCountry],
@@ -383,15 +417,36 @@ function applyPragmasForOfflineLoad(db: DatabaseSync): void {
 const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** What apply reads of a stored doc (toStoredDoc): the text and media it compares, the visible fields the change log digests. */
-type StoredDoc = StoredVisible & { title: string; body: string; landing_url: string; media?: RecordMedia[] };
+type StoredDoc = StoredVisible &
+  StoredKept['doc'] & { title: string; body: string; landing_url: string; days_active: number; activity_days_amount: number; popularity: number; impressions: number; media: RecordMedia[] };
 
-/** An ad's stored row as apply reads it (findRow). */
-type StoredRow = AdRow & { content: string; doc: string };
+/** An ad's stored row as apply reads it (findRow): the row, its moving values and its kept digest, not its doc. */
+type StoredRow = AdRow & MovingRow & { content: string };
 
-/** The doc parsed on first call, then the same object. */
-function lazyParsed(doc: string): () => StoredDoc {
-  let parsed: StoredDoc | undefined;
-  return () => (parsed ??= JSON.parse(doc) as StoredDoc);
+/** A stored ad as apply finds it (SqliteWriter.stored). */
+interface Stored {
+  row: StoredRow;
+  /** The doc, parsed once and only when asked, with the row's moving values. */
+  doc: () => StoredDoc;
+}
+
+/**
+ * A sighting as apply writes it: with the stored files of the media the stored ad holds, its kept digest, and whether
+ * that is the stored ad's (then only moving values can differ: the doc need not be read or written).
+ */
+interface Resolved {
+  ad: AdRecord;
+  content: string;
+  kept: boolean;
+}
+
+function resolved(sighting: AdRecord, stored: Stored | null): Resolved {
+  const ad = stored ? keepingStoredMedia(sighting, stored.doc) : sighting;
+  const content = keptDigest(ad);
+  if (!stored) return { ad, content, kept: false };
+  // A store an earlier version wrote digests whole records: its kept digest is taken from the doc and row.
+  const storedContent = isKeptDigest(stored.row.content) ? stored.row.content : storedKeptDigest({ doc: stored.doc(), row: stored.row });
+  return { ad, content, kept: storedContent === content };
 }
 
 /** The sighting with the stored files the store's copy of it holds (record-media.ts); the doc parsed only if needed. */
@@ -399,12 +454,6 @@ function keepingStoredMedia(ad: AdRecord, storedDoc: () => StoredDoc): AdRecord 
   if (!ad.media.some((m) => !m.stored)) return ad;
   const media = keepingStored(ad.media, storedDoc().media ?? []);
   return media === ad.media ? ad : { ...ad, media };
-}
-
-/** A digest of everything a record says: a sighting with the same digest as the stored ad changes nothing. */
-function contentDigest(ad: AdRecord): string {
-  // The one-shot hash: the same digest as a Hash object's, without making one per ad (a load digests every ad).
-  return hash('sha1', JSON.stringify(ad), 'base64url');
 }
 
 /** An ad record as the entity counters read it (the same values facetSourceOf reads back from its rows). */
@@ -506,8 +555,9 @@ function prepare(db: DatabaseSync) {
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     insertDoc: st(`INSERT INTO ad_docs (rid, host, countries, categories, languages, advertiser_name, advertiser_account,
       webmaster_name, app_doc, creative_title, doc, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    findRow: st(`SELECT ${AD_ROW_COLUMNS}, d.content, d.doc FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`),
-    updateAd: st('UPDATE ads SET status = ?, last_seen = ?, days_active = ?, activity_days = ?, popularity = ?, impressions = ? WHERE rid = ?'),
+    // The row without its doc (1-2 KB of overflow pages): a re-sighting that moves only the row's values never reads it.
+    findRow: st(`SELECT ${AD_ROW_COLUMNS}, a.days_active, d.content FROM ads a JOIN ad_docs d ON d.rid = a.rid WHERE a.id = ?`),
+    findDoc: st('SELECT doc FROM ad_docs WHERE rid = ?'),
     updateDoc: st(`UPDATE ad_docs SET countries = ?, categories = ?, languages = ?, advertiser_name = ?, advertiser_account = ?,
       webmaster_name = ?, app_doc = ?, creative_title = ?, doc = ?, content = ? WHERE rid = ?`),
     // OR IGNORE: an ad seen twice in one batch is changed in place twice, and logged once.
