@@ -181,7 +181,7 @@ export type CreativeAd = Pick<FacetSource, 'creative_format' | 'platform' | 'adv
 
 /** The counters of one creative, from all its ads: the same as a full load's (eachFacet), for renderEntity. */
 export function creativeFacetsOf(ads: Iterable<CreativeAd>): Facets {
-  const totals = new FacetTotals();
+  const totals = new FacetTotals(true);
   const add = totals.entity('creative', '');
   for (const ad of ads) {
     countAd(ad, 1, add, DATED_KINDS.has('creative'));
@@ -339,15 +339,32 @@ export class FacetTotals implements FacetSink {
   /** kind -> id -> facet -> its counters (nested by kind, not keyed by kind + id: no string is built per ad and entity). */
   private readonly byKind = new Map<FacetKind, Map<string, Map<string, FacetCounts>>>();
 
+  /**
+   * `extremesOnly`: a full load's totals (adds only), where a date facet keeps just its earliest first and latest last
+   * date (all a record shows, and dates are not stored): a key per distinct date per entity was most of its counters.
+   */
+  constructor(private readonly extremesOnly = false) {}
+
   entity(kind: FacetKind, id: string): AddToEntity {
     let ids = this.byKind.get(kind);
     if (!ids) this.byKind.set(kind, (ids = new Map()));
     let facets = ids.get(id);
     if (!facets) ids.set(id, (facets = new Map()));
     const entityFacets = facets;
+    const extremesOnly = this.extremesOnly;
     return (facet, key, n) => {
       let counts = entityFacets.get(facet);
       if (!counts) entityFacets.set(facet, (counts = { keys: new Map(), lastKey: null, last: null }));
+      if (extremesOnly && isDateFacet(facet)) {
+        if (n < 0) throw new Error('a full load only adds');
+        const held = counts.lastKey;
+        if (held === null || (facet === 'first' ? key < held : key > held)) {
+          counts.keys.clear();
+          counts.keys.set(key, (counts.last = { n }));
+          counts.lastKey = key;
+        }
+        return;
+      }
       // Most facets repeat their key from ad to ad of an entity (its name, its platform): then no map is looked up.
       let counter = counts.lastKey === key ? counts.last : counts.keys.get(key);
       if (!counter) counts.keys.set(key, (counter = { n: 0 }));
@@ -523,7 +540,7 @@ class CreativeCounts implements Facets {
  * CreativeCounts.
  */
 export class LoadTotals implements FacetSink {
-  readonly stored = new FacetTotals();
+  readonly stored = new FacetTotals(true);
   private readonly creatives = new Map<string, CreativeCounts>();
 
   entity(kind: FacetKind, id: string): AddToEntity {

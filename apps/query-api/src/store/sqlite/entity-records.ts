@@ -122,7 +122,8 @@ export class EntityRecords {
           if (patch === 'same') continue;
           if (patch !== 'render') {
             done.set(id, patch);
-            this.s.insertEntity.run(kind, id, patch.adsTotal, JSON.stringify(patch.row), JSON.stringify(patch.full));
+            // Its volume (ads_total) stands: an update leaves entities_by_volume alone, a replace would rewrite it.
+            this.s.updateDocs.run(JSON.stringify(patch.row), JSON.stringify(patch.full), kind, id);
             continue;
           }
         }
@@ -142,7 +143,8 @@ export class EntityRecords {
         const full = JSON.stringify(entity.full);
         if (stored?.ads_total === entity.adsTotal && stored.row_doc === row && stored.full_doc === full) continue;
         if (kind === 'advertiser' && !renamed) renamed = !stored || (JSON.parse(stored.row_doc) as { name?: string }).name !== (entity.row as { name?: string }).name;
-        this.s.insertEntity.run(kind, id, entity.adsTotal, row, full);
+        if (stored?.ads_total === entity.adsTotal) this.s.updateDocs.run(row, full, kind, id);
+        else this.s.insertEntity.run(kind, id, entity.adsTotal, row, full);
         this.writeNames(kind, id, nameSuffixes(...entity.names));
       }
     }
@@ -358,6 +360,7 @@ function prepare(db: DatabaseSync) {
     storeHolds: st('SELECT 1 AS y FROM ads WHERE last_seen = ? LIMIT 1'),
     storeLast: st('SELECT max(last_seen) AS d FROM ads'),
     insertEntity: st('INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES (?, ?, ?, ?, ?)'),
+    updateDocs: st('UPDATE entities SET row_doc = ?, full_doc = ? WHERE kind = ? AND id = ?'),
     deleteEntity: st('DELETE FROM entities WHERE kind = ? AND id = ?'),
     entityRow: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
     entityDocs: st('SELECT ads_total, row_doc, full_doc FROM entities WHERE kind = ? AND id = ?'),
