@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { toAdRecord } from '../../../src/ingest/ad-line';
 import { generateDemoAds } from '../../../src/ingest/demo-generator';
 import type { AdRecord } from '../../../src/store/ad-store.port';
+import { extremeAfter } from '../../../src/store/sqlite/entity-facets';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { addDays, dayNumber } from '../../../src/store/text';
@@ -156,4 +157,26 @@ describe('entity dates after live batches', () => {
       await Promise.all([after.expected.close(), after.live.close()]);
     }
   }, 120_000);
+});
+
+describe('extremeAfter (a date extreme after a batch, by arithmetic)', () => {
+  it('takes a date added past the stored one, keeps the stored one otherwise', () => {
+    expect(extremeAfter('2026-03-01', [['2026-03-05', 2], ['2026-02-01', -1]], 'max')).toBe('2026-03-05');
+    expect(extremeAfter('2026-03-01', [['2026-03-01', 1], ['2026-02-01', -1]], 'max')).toBe('2026-03-01');
+    expect(extremeAfter('2026-03-01', [['2026-02-20', 1], ['2026-02-01', -1]], 'max')).toBe('2026-03-01');
+    expect(extremeAfter('2026-01-10', [['2026-01-02', 1], ['2026-03-01', -1]], 'min')).toBe('2026-01-02');
+  });
+
+  it('cannot tell (null) when ads left the stored extreme and nothing added reaches it', () => {
+    expect(extremeAfter('2026-03-01', [['2026-03-01', -1], ['2026-02-20', 1]], 'max')).toBeNull();
+    expect(extremeAfter('2026-01-10', [['2026-01-10', -2]], 'min')).toBeNull();
+    // Something added past it settles it, whatever left.
+    expect(extremeAfter('2026-03-01', [['2026-03-01', -1], ['2026-03-02', 1]], 'max')).toBe('2026-03-02');
+  });
+
+  it('an entity with no dates before takes the extreme of what the batch added', () => {
+    expect(extremeAfter(null, [['2026-03-01', 1], ['2026-03-04', 1]], 'max')).toBe('2026-03-04');
+    expect(extremeAfter('', [['2026-03-01', 1], ['2026-03-04', 1]], 'min')).toBe('2026-03-01');
+    expect(extremeAfter(null, [], 'max')).toBe('');
+  });
 });
