@@ -81,8 +81,33 @@ export const STORED_KINDS: ReadonlySet<FacetKind> = new Set<FacetKind>(['adverti
 /**
  * The kinds whose records (or the catalog) show a first and last seen date: only these count the ads' dates, a key
  * per distinct date (webmasters, domains and apps show none: their dates were most of the counters a load wrote).
+ * Dates are counted in memory only (a load's totals, a batch's changes), never stored: a record shows their min and
+ * max, which a batch moves by arithmetic (extremeAfter, decisions/0016).
  */
-const DATED_KINDS: ReadonlySet<FacetKind> = new Set<FacetKind>(['advertiser', 'creative', 'store']);
+export const DATED_KINDS: ReadonlySet<FacetKind> = new Set<FacetKind>(['advertiser', 'creative', 'store']);
+
+/** The facets of the ads' dates (DATED_KINDS): `first` counts first-seen dates, `last` last-seen dates. */
+export const isDateFacet = (facet: string): boolean => facet === 'first' || facet === 'last';
+
+/**
+ * The smallest (`min`) or largest (`max`) key of a date facet after a batch, by arithmetic: `stored` is the extreme
+ * the entity's record showed before it (null or '' when it had no ads), `changes` the batch's net change per date.
+ * A date added at or past the stored extreme is the new extreme; otherwise the stored one stays unless the batch took
+ * ads away from it, and then only the ads can tell whether others still hold it: null (recompute it). '' when the
+ * entity has no dates at all.
+ */
+export function extremeAfter(stored: string | null, changes: Iterable<[string, number]>, end: 'min' | 'max'): string | null {
+  const beyond = end === 'max' ? (a: string, b: string) => a > b : (a: string, b: string) => a < b;
+  let added: string | null = null;
+  let takenFromStored = false;
+  for (const [key, n] of changes) {
+    if (n > 0 && (added === null || beyond(key, added))) added = key;
+    else if (n < 0 && key === stored) takenFromStored = true;
+  }
+  if (!stored) return added ?? '';
+  if (added !== null && !beyond(stored, added)) return added;
+  return takenFromStored ? null : stored;
+}
 
 /** Adds the ad to every counter it counts for (sign -1: takes it back). */
 export function eachFacet(ad: FacetSource, sign: 1 | -1, sink: FacetSink): void {
@@ -156,7 +181,7 @@ export type CreativeAd = Pick<FacetSource, 'creative_format' | 'platform' | 'adv
 
 /** The counters of one creative, from all its ads: the same as a full load's (eachFacet), for renderEntity. */
 export function creativeFacetsOf(ads: Iterable<CreativeAd>): Facets {
-  const totals = new FacetTotals();
+  const totals = new FacetTotals(true);
   const add = totals.entity('creative', '');
   for (const ad of ads) {
     countAd(ad, 1, add, DATED_KINDS.has('creative'));
@@ -314,15 +339,32 @@ export class FacetTotals implements FacetSink {
   /** kind -> id -> facet -> its counters (nested by kind, not keyed by kind + id: no string is built per ad and entity). */
   private readonly byKind = new Map<FacetKind, Map<string, Map<string, FacetCounts>>>();
 
+  /**
+   * `extremesOnly`: a full load's totals (adds only), where a date facet keeps just its earliest first and latest last
+   * date (all a record shows, and dates are not stored): a key per distinct date per entity was most of its counters.
+   */
+  constructor(private readonly extremesOnly = false) {}
+
   entity(kind: FacetKind, id: string): AddToEntity {
     let ids = this.byKind.get(kind);
     if (!ids) this.byKind.set(kind, (ids = new Map()));
     let facets = ids.get(id);
     if (!facets) ids.set(id, (facets = new Map()));
     const entityFacets = facets;
+    const extremesOnly = this.extremesOnly;
     return (facet, key, n) => {
       let counts = entityFacets.get(facet);
       if (!counts) entityFacets.set(facet, (counts = { keys: new Map(), lastKey: null, last: null }));
+      if (extremesOnly && isDateFacet(facet)) {
+        if (n < 0) throw new Error('a full load only adds');
+        const held = counts.lastKey;
+        if (held === null || (facet === 'first' ? key < held : key > held)) {
+          counts.keys.clear();
+          counts.keys.set(key, (counts.last = { n }));
+          counts.lastKey = key;
+        }
+        return;
+      }
       // Most facets repeat their key from ad to ad of an entity (its name, its platform): then no map is looked up.
       let counter = counts.lastKey === key ? counts.last : counts.keys.get(key);
       if (!counter) counts.keys.set(key, (counter = { n: 0 }));
@@ -335,6 +377,18 @@ export class FacetTotals implements FacetSink {
         counts.last = counter;
       }
     };
+  }
+
+  /** The facets of one entity with a counter that is not 0 (in a batch's changes: what moved). */
+  facetsOf(kind: FacetKind, id: string): string[] {
+    const names: string[] = [];
+    for (const [facet, counts] of this.byKind.get(kind)?.get(id) ?? []) if (counts.keys.size) names.push(facet);
+    return names;
+  }
+
+  /** The counters of one facet of one entity, as (key, n) (in a batch's changes: the net change per key). */
+  entries(kind: FacetKind, id: string, facet: string): [string, number][] {
+    return [...(this.byKind.get(kind)?.get(id)?.get(facet)?.keys ?? [])].map(([key, counter]) => [key, counter.n]);
   }
 
   /** The ids of `kind` with a counter that is not 0 (in a batch's changes: the entities whose counts moved). */
@@ -355,9 +409,9 @@ export class FacetTotals implements FacetSink {
   }
 
   /**
-   * Every stored counter (STORED_KINDS) that is not 0, in (kind, id, facet, key) order (the facet table's key: appending
-   * is cheap). As totals of a full load, `withDistinct` adds the distinct-count scalars; as a batch's changes, counters
-   * are deltas.
+   * Every stored counter (STORED_KINDS, dates aside: they are not stored) that is not 0, in (kind, id, facet, key) order
+   * (the facet table's key: appending is cheap). As totals of a full load, `withDistinct` adds the distinct-count
+   * scalars; as a batch's changes, counters are deltas.
    */
   *counters(withDistinct: boolean): Generator<FacetDelta> {
     const rows: FacetDelta[] = [];
@@ -380,6 +434,7 @@ export class FacetTotals implements FacetSink {
         const facets = ids.get(id) ?? new Map<string, FacetCounts>();
         const names: string[] = [];
         for (const [facet, counts] of facets) {
+          if (isDateFacet(facet)) continue;
           names.push(facet);
           if (withDistinct && DISTINCT_FACETS.has(facet) && counts.keys.size) names.push(distinctFacet(facet));
         }
@@ -485,7 +540,7 @@ class CreativeCounts implements Facets {
  * CreativeCounts.
  */
 export class LoadTotals implements FacetSink {
-  readonly stored = new FacetTotals();
+  readonly stored = new FacetTotals(true);
   private readonly creatives = new Map<string, CreativeCounts>();
 
   entity(kind: FacetKind, id: string): AddToEntity {

@@ -1,14 +1,19 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { CatalogData } from '../ad-store.port';
 import { nameSuffixes } from '../text';
 import {
   type CreativeAd,
   creativeFacetsOf,
   DISTINCT_FACETS,
+  DATED_KINDS,
   distinctFacet,
   type EntityKind,
+  extremeAfter,
+  type FacetDelta,
   type FacetKind,
   type Facets,
   type FacetTotals,
+  isDateFacet,
   type LoadTotals,
   renderCatalog,
   renderEntity,
@@ -25,8 +30,11 @@ export const ENTITY_KINDS: readonly EntityKind[] = ['advertiser', 'webmaster', '
 export class EntityRecords {
   private readonly s: ReturnType<typeof prepare>;
 
+  private readonly upserts: FacetUpserts;
+
   constructor(private readonly db: DatabaseSync) {
     this.s = prepare(db);
+    this.upserts = new FacetUpserts(db, this.s.deleteFacet);
   }
 
   /** A full load: every counter, every record, the name index and the catalog, replacing what was there. */
@@ -69,120 +77,130 @@ export class EntityRecords {
   }
 
   /**
-   * A live batch: adds its counter changes, then renders again the records of the entities they touched (deleting
-   * those no ad counts for any more) and the catalog. Returns the records rendered, by kind.
+   * A live batch: adds its counter changes (dates aside: they are not stored), then brings up to date the records of
+   * the entities they touched (deleting those no ad counts for any more) and the catalog. An entity whose changes are
+   * only what a re-sighting moves (its dates, its active count) is patched from its stored record, or left as it is
+   * when nothing it shows moved; any other change renders it again (from its counters; a creative from its ads).
+   * Returns the records written or deleted, by kind (an entity left as it is is not among them: its record stands).
    */
   applyChanges(changes: FacetTotals): Map<EntityKind, Map<string, RenderedEntity | null>> {
-    const touched = new Map<EntityKind, Set<string>>(ENTITY_KINDS.map((k) => [k, new Set()]));
-    // Creatives keep no counters (STORED_KINDS): one whose ads changed is rendered again from its ads.
-    touched.set('creative', new Set(changes.changed('creative')));
-    const distinct = new Map<string, { kind: FacetKind; id: string; facet: string; n: number }>();
-    const add = (kind: FacetKind, id: string, facet: string, key: string, n: number): number => {
-      const { n: now } = this.s.upsertFacet.get(kind, id, facet, key, n) as { n: number };
-      if (now === 0) this.s.deleteFacet.run(kind, id, facet, key);
-      return now;
-    };
+    const distinct = new Map<string, FacetDelta>();
+    // Each entity's active count after the batch, as the upsert returned it (a patch needs no read of it).
+    const activeNow = new Map<string, number>();
     const all = [...changes.counters(false)];
-    // Most re-sightings move only an ad's last (or first) sighting: an entity whose changes are all such dates shows
-    // the same record unless its first or last date moved, so it is rendered again only then (a render reads every
-    // counter of the entity: a top advertiser's thousands). Its date range is read before and compared after.
-    const dateRange = (kind: FacetKind, id: string) =>
-      `${(this.s.facetMin.get(kind, id, 'first') as { key: string } | undefined)?.key ?? ''}\u0000${(this.s.facetMax.get(kind, id, 'last') as { key: string } | undefined)?.key ?? ''}`;
-    const entityKey = (kind: FacetKind, id: string) => `${kind}\u0000${id}`;
-    // Per entity: whether its changes are all dates (then the range decides), or dates and its active count (then
-    // the stored record is patched: see patched()); anything else renders it again from every counter.
-    const datesOnly = new Map<string, boolean>();
-    const patchable = new Map<string, boolean>();
-    for (const change of all) {
-      const key = entityKey(change.kind, change.id);
-      const isDate = change.facet === 'first' || change.facet === 'last';
-      datesOnly.set(key, (datesOnly.get(key) ?? true) && isDate);
-      patchable.set(key, (patchable.get(key) ?? true) && (isDate || change.facet === '#active'));
-    }
-    const rangeBefore = new Map<string, string>();
-    for (const [key, only] of datesOnly) {
-      const [kind = '', id = ''] = key.split('\u0000');
-      if (only) rangeBefore.set(key, dateRange(kind as FacetKind, id));
-    }
-    // Domain and app records show their advertisers' names: when a batch renames an advertiser (advertisers are
-    // rendered first), every touched domain and app is rendered again, dates or not.
-    let renamed = false;
-    for (const change of all) {
-      const now = add(change.kind, change.id, change.facet, change.key, change.n);
-      if (change.kind !== 'store') touched.get(change.kind)?.add(change.id);
+    const counts = this.upserts.add(all);
+    for (const [i, change] of all.entries()) {
+      const now = counts[i] ?? 0;
+      if (change.facet === '#active') activeNow.set(entityKey(change.kind, change.id), now);
       // A key appearing (the counter is the change itself) or disappearing moves the number of distinct keys.
       const step = now === 0 ? -1 : now === change.n ? 1 : 0;
       if (step && DISTINCT_FACETS.has(change.facet)) {
         const name = distinctFacet(change.facet);
         const at = `${change.kind}\u0000${change.id}\u0000${name}`;
-        const entry = distinct.get(at) ?? { kind: change.kind, id: change.id, facet: name, n: 0 };
+        const entry = distinct.get(at) ?? { kind: change.kind, id: change.id, facet: name, key: '', n: 0 };
         entry.n += step;
         distinct.set(at, entry);
       }
     }
-    for (const d of distinct.values()) if (d.n) add(d.kind, d.id, d.facet, '', d.n);
+    this.upserts.add([...distinct.values()].filter((d) => d.n !== 0));
 
     const rendered = new Map<EntityKind, Map<string, RenderedEntity | null>>();
     const nameOf = (_kind: 'advertiser', id: string) => {
       const row = this.s.entityRow.get('advertiser', id) as { doc: string } | undefined;
       return row ? ((JSON.parse(row.doc) as { name: string }).name ?? id) : id;
     };
+    // Domain and app records show their advertisers' names: when a batch renames an advertiser (advertisers are
+    // rendered first), every touched domain and app is rendered again, whatever moved.
+    let renamed = false;
     for (const kind of ENTITY_KINDS) {
       const done = new Map<string, RenderedEntity | null>();
       rendered.set(kind, done);
-      for (const id of touched.get(kind) ?? []) {
-        const key = entityKey(kind, id);
-        const listsNames: boolean = renamed && (kind === 'domain' || kind === 'app');
-        const range = rangeBefore.get(key);
-        if (range !== undefined && !listsNames && range === dateRange(kind, id)) continue;
-        // Creatives keep no counters: rendered from their ads (renderCreative), never patched.
-        const patch: RenderedEntity | null = kind !== 'creative' && patchable.get(key) && !listsNames ? this.patched(kind, id) : null;
+      for (const id of changes.changed(kind)) {
+        const stored = this.s.entityDocs.get(kind, id) as StoredRecord | undefined;
+        const listsNames = renamed && (kind === 'domain' || kind === 'app');
+        if (stored && !listsNames && changes.facetsOf(kind, id).every((facet) => isDateFacet(facet) || facet === '#active')) {
+          const patch = this.patched(kind, id, stored, changes, activeNow.get(entityKey(kind, id)));
+          if (patch === 'same') continue;
+          if (patch !== 'render') {
+            done.set(id, patch);
+            // Its volume (ads_total) stands: an update leaves entities_by_volume alone, a replace would rewrite it.
+            this.s.updateDocs.run(JSON.stringify(patch.row), JSON.stringify(patch.full), kind, id);
+            continue;
+          }
+        }
         const entity: RenderedEntity | null =
-          patch ?? (kind === 'creative' ? this.renderCreative(id) : renderEntity(kind, id, this.facetsOf(kind, id), nameOf, () => ''));
+          kind === 'creative'
+            ? this.renderCreative(id)
+            : renderEntity(kind, id, this.facetsOf(kind, id, () => this.datesAfter(kind, id, stored && kind === 'advertiser' ? shownDates(stored) : null, changes)), nameOf, () => '');
         done.set(id, entity);
         if (!entity) {
           this.s.deleteNames.run(kind, id);
           this.s.deleteEntity.run(kind, id);
           continue;
         }
-        // Written only when what it shows changed: most re-sightings move counters no record shows (a date inside
-        // the range, an impression count), and rewriting a top advertiser's record is kilobytes of log per batch.
+        // Written only when what it shows changed (a rendered record often shows what it showed: an impression count
+        // moved, a country's share stayed), and rewriting a top advertiser's record is kilobytes of log per batch.
         const row = JSON.stringify(entity.row);
         const full = JSON.stringify(entity.full);
-        const stored = this.s.entityDocs.get(kind, id) as { ads_total: number; row_doc: string; full_doc: string } | undefined;
         if (stored?.ads_total === entity.adsTotal && stored.row_doc === row && stored.full_doc === full) continue;
         if (kind === 'advertiser' && !renamed) renamed = !stored || (JSON.parse(stored.row_doc) as { name?: string }).name !== (entity.row as { name?: string }).name;
-        this.s.insertEntity.run(kind, id, entity.adsTotal, row, full);
-        // A patched record kept its names.
-        if (!patch) this.writeNames(kind, id, nameSuffixes(...entity.names));
+        if (stored?.ads_total === entity.adsTotal) this.s.updateDocs.run(row, full, kind, id);
+        else this.s.insertEntity.run(kind, id, entity.adsTotal, row, full);
+        this.writeNames(kind, id, nameSuffixes(...entity.names));
       }
     }
-    this.writeCatalog(this.facetsOf('store', ''));
+    this.updateCatalog(changes);
     return rendered;
   }
 
   /**
-   * The stored record with what a change of dates and active count alone moves set again (active_ads; an advertiser's
-   * first and last seen dates), read from three counters instead of every counter of the entity; the rest of the record (lists,
-   * names, totals) follows counters that did not change. Null when there is no stored record (render it whole).
+   * The stored record with what dates and the active count move set again (active_ads; first and last seen dates of
+   * advertisers and creatives, by arithmetic: datesAfter), the rest (lists, names, totals) following counters that did
+   * not move. 'same' when nothing it shows moved (nothing to write); 'render' for a creative whose first or last date
+   * the batch took away (its ads tell the new one).
    */
-  private patched(kind: EntityKind, id: string): RenderedEntity | null {
-    const stored = this.s.entityDocs.get(kind, id) as { ads_total: number; row_doc: string; full_doc: string } | undefined;
-    if (!stored) return null;
-    const row = JSON.parse(stored.row_doc) as Record<string, unknown>;
+  private patched(kind: EntityKind, id: string, stored: StoredRecord, changes: FacetTotals, active: number | undefined): RenderedEntity | 'same' | 'render' {
+    // A full record holds every field of its row (renderEntity), so it alone tells what the record shows.
     const full = JSON.parse(stored.full_doc) as Record<string, unknown>;
-    const f = this.facetsOf(kind, id);
-    const set = (field: string, value: unknown) => {
+    const shown: [string, unknown][] = [];
+    if (active !== undefined && 'active_ads' in full) shown.push(['active_ads', active]);
+    if (DATED_KINDS.has(kind)) {
+      const was = { first: (full.first_seen_date as string | undefined) ?? null, last: (full.last_seen_date as string | undefined) ?? null };
+      const dates = kind === 'creative' ? movedDates(was, changes, kind, id) : this.datesAfter(kind, id, was, changes);
+      if (!dates) return 'render';
+      shown.push(['first_seen_date', dates.first], ['last_seen_date', dates.last]);
+    }
+    if (shown.every(([field, value]) => full[field] === value)) return 'same';
+    const row = JSON.parse(stored.row_doc) as Record<string, unknown>;
+    for (const [field, value] of shown) {
       if (field in row) row[field] = value;
-      if (field in full) full[field] = value;
-    };
-    set('active_ads', f.scalar('#active'));
-    // Of the kinds with counters, only advertisers count first and last seen dates (STORED_KINDS, decisions/0014).
-    if (kind === 'advertiser') {
-      set('first_seen_date', f.min('first') ?? '');
-      set('last_seen_date', f.max('last') ?? '');
+      full[field] = value;
     }
     return { adsTotal: stored.ads_total, row, full, names: [] };
+  }
+
+  /**
+   * The first and last seen dates of an advertiser or the catalog after the batch (`was`: before it, from its record):
+   * by arithmetic on the batch's date changes, or, when an ad holding one left it or moved off it with nothing added
+   * past it, from the ads (rare: an ad re-keyed away, a sighting older than the stored one). The ads are written by
+   * now, so the queries see the batch. Webmasters, domains and apps show no dates ('').
+   */
+  private datesAfter(kind: FacetKind, id: string, was: ShownDates | null, changes: FacetTotals): { first: string; last: string } {
+    if (kind !== 'advertiser' && kind !== 'store') return { first: '', last: '' };
+    const s = this.s;
+    const on = kind === 'advertiser' ? [id] : [];
+    const moved = movedExtremes(was, changes, kind, id);
+    const day = (row: unknown) => (row as { d: string | null } | undefined)?.d ?? '';
+    // The earliest first-seen date is an index seek (ads_by_advertiser, ads_by_date).
+    const first = moved.first ?? day((kind === 'advertiser' ? s.advertiserFirst : s.storeFirst).get(...on));
+    // The latest last-seen date has no index of its own: first ask whether another ad still holds the stored one (it
+    // usually does: many ads share a day), and only then scan for the maximum.
+    let last = moved.last;
+    if (last === null) {
+      const held = was?.last && (kind === 'advertiser' ? s.advertiserHolds : s.storeHolds).get(...on, was.last) !== undefined;
+      last = held && was?.last ? was.last : day((kind === 'advertiser' ? s.advertiserLast : s.storeLast).get(...on));
+    }
+    return { first, last };
   }
 
   /** The entity's name index rows become `suffixes`, touched only when they differ. */
@@ -192,6 +210,26 @@ export class EntityRecords {
     if (held.length === wanted.size && held.every((suffix) => wanted.has(suffix))) return;
     this.s.deleteNames.run(kind, id);
     for (const suffix of wanted) this.s.insertName.run(kind, suffix, id);
+  }
+
+  /**
+   * The catalog after a batch: left as it is when the store-wide counters did not move; its first and last seen dates
+   * patched when only dates moved (most re-sightings); rendered from the counters otherwise.
+   */
+  private updateCatalog(changes: FacetTotals): void {
+    const moved = changes.facetsOf('store', '');
+    if (!moved.length) return;
+    const stored = this.s.getMeta.get('catalog') as { value: string } | undefined;
+    const catalog = stored ? (JSON.parse(stored.value) as CatalogData) : null;
+    const was = catalog ? { first: catalog.firstSeenDate, last: catalog.lastSeenDate } : null;
+    const dates = () => this.datesAfter('store', '', was, changes);
+    if (!catalog || !moved.every(isDateFacet)) {
+      this.writeCatalog(this.facetsOf('store', '', dates));
+      return;
+    }
+    const { first, last } = dates();
+    if ((first || null) === catalog.firstSeenDate && (last || null) === catalog.lastSeenDate) return;
+    this.s.setMeta.run('catalog', JSON.stringify({ ...catalog, firstSeenDate: first || null, lastSeenDate: last || null }));
   }
 
   /** The catalog and the value counts, each written only when it changed (most batches move neither). */
@@ -215,17 +253,107 @@ export class EntityRecords {
     return renderEntity('creative', id, creativeFacetsOf(ads), () => id, () => title);
   }
 
-  /** The counters of one entity, read from the facet table. */
-  private facetsOf(kind: FacetKind, id: string): Facets {
+  /**
+   * The counters of one entity, read from the facet table; its first and last seen dates (the only min and max a
+   * record shows) from `dates`, asked once and only when the record shows them. Date rows a store written before
+   * decisions/0016 still holds are never read: live batches no longer keep them.
+   */
+  private facetsOf(kind: FacetKind, id: string, dates: () => { first: string; last: string }): Facets {
     const s = this.s;
+    let known: { first: string; last: string } | null = null;
+    const date = (facet: string, which: 'first' | 'last') => (facet === which ? (known ??= dates())[which] || null : null);
     return {
       entries: (facet) => (s.facetEntries.all(kind, id, facet) as { key: string; n: number }[]).map((r) => [r.key, r.n]),
       scalar: (name) => (s.facetValue.get(kind, id, name, '') as { n: number } | undefined)?.n ?? 0,
-      min: (facet) => (s.facetMin.get(kind, id, facet) as { key: string } | undefined)?.key ?? null,
-      max: (facet) => (s.facetMax.get(kind, id, facet) as { key: string } | undefined)?.key ?? null,
+      min: (facet) => date(facet, 'first'),
+      max: (facet) => date(facet, 'last'),
     };
   }
 }
+
+/** An entity's stored record (the entities table). */
+interface StoredRecord {
+  ads_total: number;
+  row_doc: string;
+  full_doc: string;
+}
+
+/** The first and last seen dates a record shows (null or '': none). */
+interface ShownDates {
+  first: string | null;
+  last: string | null;
+}
+
+const entityKey = (kind: FacetKind, id: string) => `${kind}\u0000${id}`;
+
+/** The dates a stored record shows (an advertiser's or a creative's full record; others show none). */
+function shownDates(stored: StoredRecord): ShownDates {
+  const full = JSON.parse(stored.full_doc) as { first_seen_date?: string; last_seen_date?: string };
+  return { first: full.first_seen_date ?? null, last: full.last_seen_date ?? null };
+}
+
+/** The entity's first and last seen dates after the batch by arithmetic (extremeAfter); null for one it cannot tell. */
+function movedExtremes(was: ShownDates | null, changes: FacetTotals, kind: FacetKind, id: string): ShownDates {
+  return {
+    first: extremeAfter(was?.first ?? null, changes.entries(kind, id, 'first'), 'min'),
+    last: extremeAfter(was?.last ?? null, changes.entries(kind, id, 'last'), 'max'),
+  };
+}
+
+/** Both dates by arithmetic, or null when either needs the ads. */
+function movedDates(was: ShownDates, changes: FacetTotals, kind: FacetKind, id: string): { first: string; last: string } | null {
+  const { first, last } = movedExtremes(was, changes, kind, id);
+  return first === null || last === null ? null : { first, last };
+}
+
+/**
+ * Adds a batch's counter changes to entity_facets many to a statement: a batch's new ads change about 30 counters each,
+ * and a statement per counter spends more on the call into SQLite than on the b-tree. Counters back at 0 are deleted.
+ */
+class FacetUpserts {
+  private static readonly ROWS = 64;
+  /** By number of rows: the full statement, and the shorter ones a batch's last rows need. */
+  private readonly statements = new Map<number, StatementSync>();
+
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly deleteFacet: StatementSync,
+  ) {}
+
+  /** Each counter's value after its change, in the order given. */
+  add(changes: readonly FacetDelta[]): number[] {
+    const now: number[] = [];
+    for (let at = 0; at < changes.length; at += FacetUpserts.ROWS) {
+      const part = changes.slice(at, at + FacetUpserts.ROWS);
+      const values: (string | number)[] = [];
+      for (const c of part) values.push(c.kind, c.id, c.facet, c.key, c.n);
+      const rows = this.statement(part.length).all(...values) as unknown as [string, string, string, string, number][];
+      // RETURNING promises no order: SQLite gives the rows' own, checked here, and matched by key if it ever differs.
+      const inOrder = rows.length === part.length && part.every((c, i) => sameKey(c, rows[i]));
+      const byKey = inOrder ? null : new Map(rows.map((r) => [r.slice(0, 4).join('\u0000'), r[4]]));
+      for (const [i, c] of part.entries()) {
+        const n = byKey ? (byKey.get([c.kind, c.id, c.facet, c.key].join('\u0000')) ?? 0) : (rows[i]?.[4] ?? 0);
+        if (n === 0) this.deleteFacet.run(c.kind, c.id, c.facet, c.key);
+        now.push(n);
+      }
+    }
+    return now;
+  }
+
+  private statement(rows: number): StatementSync {
+    let statement = this.statements.get(rows);
+    if (!statement) {
+      statement = this.db.prepare(`INSERT INTO entity_facets (kind, id, facet, key, n) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}
+        ON CONFLICT (kind, id, facet, key) DO UPDATE SET n = n + excluded.n RETURNING kind, id, facet, key, n`);
+      statement.setReturnArrays(true);
+      this.statements.set(rows, statement);
+    }
+    return statement;
+  }
+}
+
+const sameKey = (c: FacetDelta, r: [string, string, string, string, number] | undefined) =>
+  r !== undefined && r[0] === c.kind && r[1] === c.id && r[2] === c.facet && r[3] === c.key;
 
 /**
  * Inserts rows many to a statement: a full load writes about a million rows, and one call into SQLite per row costs
@@ -269,14 +397,18 @@ class RowInserter {
 function prepare(db: DatabaseSync) {
   const st = (sql: string): StatementSync => db.prepare(sql);
   return {
-    upsertFacet: st(`INSERT INTO entity_facets (kind, id, facet, key, n) VALUES (?, ?, ?, ?, ?)
-      ON CONFLICT (kind, id, facet, key) DO UPDATE SET n = n + excluded.n RETURNING n`),
     deleteFacet: st('DELETE FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key = ?'),
     facetEntries: st('SELECT key, n FROM entity_facets WHERE kind = ? AND id = ? AND facet = ?'),
     facetValue: st('SELECT n FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key = ?'),
-    facetMin: st('SELECT key FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? ORDER BY key ASC LIMIT 1'),
-    facetMax: st('SELECT key FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? ORDER BY key DESC LIMIT 1'),
+    // An advertiser's and the store's dates, from the ads, when arithmetic cannot tell them (datesAfter).
+    advertiserFirst: st('SELECT min(first_seen) AS d FROM ads WHERE advertiser_id = ?'),
+    advertiserHolds: st('SELECT 1 AS y FROM ads WHERE advertiser_id = ? AND last_seen = ? LIMIT 1'),
+    advertiserLast: st('SELECT max(last_seen) AS d FROM ads WHERE advertiser_id = ?'),
+    storeFirst: st('SELECT min(first_seen) AS d FROM ads'),
+    storeHolds: st('SELECT 1 AS y FROM ads WHERE last_seen = ? LIMIT 1'),
+    storeLast: st('SELECT max(last_seen) AS d FROM ads'),
     insertEntity: st('INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES (?, ?, ?, ?, ?)'),
+    updateDocs: st('UPDATE entities SET row_doc = ?, full_doc = ? WHERE kind = ? AND id = ?'),
     deleteEntity: st('DELETE FROM entities WHERE kind = ? AND id = ?'),
     entityRow: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
     entityDocs: st('SELECT ads_total, row_doc, full_doc FROM entities WHERE kind = ? AND id = ?'),

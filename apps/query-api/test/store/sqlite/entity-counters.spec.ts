@@ -19,7 +19,7 @@ describe('entity counters', () => {
 
   const { firstLoad, batches, finalRecords } = liveSightings(1_200);
 
-  it('a load stores none for creatives and no dates for webmasters, domains or apps', async () => {
+  it('a load stores none for creatives and no dates at all (decisions/0016: records take them by arithmetic)', async () => {
     const file = join(dir, 'load.sqlite');
     const writer = new SqliteWriter(file);
     await writer.write(finalRecords);
@@ -29,7 +29,7 @@ describe('entity counters', () => {
     try {
       const kinds = (sql: string) => (db.prepare(sql).all() as { kind: string }[]).map((r) => r.kind);
       expect(kinds('SELECT DISTINCT kind FROM entity_facets ORDER BY kind')).toEqual(['advertiser', 'app', 'domain', 'store', 'webmaster']);
-      expect(kinds("SELECT DISTINCT kind FROM entity_facets WHERE facet IN ('first', 'last') ORDER BY kind")).toEqual(['advertiser', 'store']);
+      expect(kinds("SELECT DISTINCT kind FROM entity_facets WHERE facet IN ('first', 'last') ORDER BY kind")).toEqual([]);
     } finally {
       db.close();
     }
@@ -47,8 +47,9 @@ describe('entity counters', () => {
     await first.write(firstLoad);
     await first.finish();
     await first.close();
-    // What an earlier version kept beside: counters of every creative and dates of every webmaster, domain and app,
-    // here with values no record could show (a reader of them would answer wrongly).
+    // What an earlier version kept beside: counters of every creative, dates of every webmaster, domain and app, and
+    // (before decisions/0016) the dates of advertisers and the store, here with values no record could show (a reader
+    // of them would answer wrongly).
     const db = new DatabaseSync(file);
     db.exec(`INSERT INTO entity_facets (kind, id, facet, key, n)
       SELECT DISTINCT 'creative', creative_id, f.facet, f.key, 7 FROM ads,
@@ -56,7 +57,10 @@ describe('entity counters', () => {
          UNION ALL SELECT 'format', 'audio' UNION ALL SELECT 'platform', 'myspace') f;
       INSERT OR IGNORE INTO entity_facets (kind, id, facet, key, n)
       SELECT kind, id, f.facet, f.key, 3 FROM entities, (SELECT 'first' AS facet, '1999-01-01' AS key UNION ALL SELECT 'last', '2099-12-31') f
-      WHERE kind IN ('webmaster', 'domain', 'app');`);
+      WHERE kind IN ('webmaster', 'domain', 'app');
+      INSERT OR IGNORE INTO entity_facets (kind, id, facet, key, n)
+      SELECT kind, id, f.facet, f.key, 5 FROM (SELECT 'advertiser' AS kind, id FROM entities WHERE kind = 'advertiser' UNION ALL SELECT 'store', ''),
+        (SELECT 'first' AS facet, '1999-01-01' AS key UNION ALL SELECT 'last', '2099-12-31') f;`);
     db.close();
 
     const writer = new SqliteWriter(file);
