@@ -6,6 +6,7 @@ import type { AdRecord } from '../../../src/store/ad-store.port';
 import { SqliteLiveWriter } from '../../../src/store/sqlite/sqlite-live-writer';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
+import { EVERY_WORD, offlineLoad } from './offline-load';
 import { describeStoreContract } from '../store.contract';
 import { FIXTURE_RECORDS } from '../store-fixture';
 import { firstDifference, liveSightings } from '../live-sightings';
@@ -14,17 +15,6 @@ import { generateDemoAds } from '../../../src/ingest/demo-generator';
 import { dayNumber } from '../../../src/store/text';
 
 const WORKER_SCRIPT = join(__dirname, '..', '..', '..', '..', '..', 'dist', 'apps', 'query-api', 'sqlite-worker.js');
-const EVERY_WORD: { wordBitsMinShare: number; wordBitsMaxShare: number } = { wordBitsMinShare: 0.01, wordBitsMaxShare: 0.6 };
-
-/** A store loaded offline from scratch. */
-async function offline(dir: string, records: AdRecord[]) {
-  const file = join(dir, 'offline.sqlite');
-  const writer = new SqliteWriter(file, EVERY_WORD);
-  await writer.write(records);
-  await writer.finish();
-  await writer.close();
-  return file;
-}
 
 /**
  * A store loaded with `first`, then fed `batches` live; readers may be open (and reading) while it is fed. The columns
@@ -57,7 +47,7 @@ describe('live batches give the answers of one offline load', () => {
 
   it('applies new ads and re-sightings in many batches, with readers reading between them, and ends identical', async () => {
     const { firstLoad, batches, finalRecords } = liveSightings(3_000);
-    const expected = new SqliteStore({ file: await offline(dir, finalRecords), workers: 0 });
+    const expected = new SqliteStore({ file: await offlineLoad(join(dir, 'offline.sqlite'), finalRecords), workers: 0 });
     const file = join(dir, 'live.sqlite');
     // A reader that takes the columns the writer publishes with every batch (shared-columns.ts), one that derives
     // them itself batch by batch across the writer's checkpoints (as a reader with no writer in its process does),
@@ -105,7 +95,7 @@ describe('live batches give the answers of one offline load', () => {
 
   it('appends new ads of the newest day after every stored ad (a tail, no merge) and ends identical', async () => {
     const { firstLoad, batches, finalRecords } = tailSightings(3_000);
-    const expected = new SqliteStore({ file: await offline(dir, finalRecords), workers: 0 });
+    const expected = new SqliteStore({ file: await offlineLoad(join(dir, 'offline.sqlite'), finalRecords), workers: 0 });
     const file = join(dir, 'tail.sqlite');
     const following = { store: null as SqliteStore | null };
     const deriving = { store: null as SqliteStore | null };

@@ -6,6 +6,7 @@ import type { AdFilter, AdRecord, AdStore } from '../../../src/store/ad-store.po
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { firstDifference } from '../live-sightings';
+import { EVERY_WORD, offlineLoad } from './offline-load';
 import { type AdLine, toAdRecord } from '../../../src/ingest/ad-line';
 import { generateDemoAds } from '../../../src/ingest/demo-generator';
 import { addDays } from '../../../src/store/text';
@@ -16,7 +17,6 @@ import { dayNumber } from '../../../src/store/text';
  * stored ones) and hosts (here new hosts, new subdomains of known domains, new domains), and every data tool answers
  * as one offline load of the same ads does.
  */
-const EVERY_WORD = { wordBitsMinShare: 0.01, wordBitsMaxShare: 0.6 };
 
 /**
  * The first load: 60 % of the demo ads, every id of the rest falling among theirs. Then batches of new ads first seen
@@ -108,12 +108,7 @@ describe('live batches of new ads among the stored ids and on new hosts (ADR 001
 
   it('take the tail, batch after batch, and every data tool answers as one offline load', async () => {
     const { firstLoad, batches, finalRecords, newDomains } = anyIdSightings(3_000);
-    const offlineFile = join(dir, 'offline.sqlite');
-    const offline = new SqliteWriter(offlineFile, EVERY_WORD);
-    await offline.write(finalRecords);
-    await offline.finish();
-    await offline.close();
-    const expected = new SqliteStore({ file: offlineFile, workers: 0 });
+    const expected = new SqliteStore({ file: await offlineLoad(join(dir, 'offline.sqlite'), finalRecords), workers: 0 });
 
     const file = join(dir, 'live.sqlite');
     const writer = new SqliteWriter(file, EVERY_WORD, 1_000);
@@ -160,12 +155,7 @@ describe('live batches of new ads among the stored ids and on new hosts (ADR 001
       expect(writer.tailForwards).toBe(batches.length);
       const ids = new Set(moved.map((ad) => ad.id));
       const merged = [...finalRecords.filter((ad) => !ids.has(ad.id)), ...moved];
-      const mergedFile = join(dir, 'merged.sqlite');
-      const load = new SqliteWriter(mergedFile, EVERY_WORD);
-      await load.write(merged);
-      await load.finish();
-      await load.close();
-      const expectedMerged = new SqliteStore({ file: mergedFile, workers: 0 });
+      const expectedMerged = new SqliteStore({ file: await offlineLoad(join(dir, 'merged.sqlite'), merged), workers: 0 });
       try {
         for (const store of [following, deriving]) {
           expect(await firstDifference(expectedMerged, store, merged)).toBeNull();
