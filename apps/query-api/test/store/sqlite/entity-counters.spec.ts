@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
+import { DEFAULT_ROLLUP_OPTIONS } from '../../../src/store/sqlite/rollups';
 import { firstDifference, liveSightings } from '../live-sightings';
+import { offlineLoad } from './offline-load';
 
 /**
  * The counters a store keeps (decisions/0014): no creative counters and no dates of webmasters, domains or apps. A store
@@ -21,10 +23,7 @@ describe('entity counters', () => {
 
   it('a load stores none for creatives and no dates at all (decisions/0016: records take them by arithmetic)', async () => {
     const file = join(dir, 'load.sqlite');
-    const writer = new SqliteWriter(file);
-    await writer.write(finalRecords);
-    await writer.finish();
-    await writer.close();
+    await offlineLoad(file, finalRecords, DEFAULT_ROLLUP_OPTIONS);
     const db = new DatabaseSync(file, { readOnly: true });
     try {
       const kinds = (sql: string) => (db.prepare(sql).all() as { kind: string }[]).map((r) => r.kind);
@@ -37,16 +36,10 @@ describe('entity counters', () => {
 
   it("a store an earlier version wrote (stale creative counters and dates) answers as a fresh load after live batches", async () => {
     const expectedFile = join(dir, 'expected.sqlite');
-    const offline = new SqliteWriter(expectedFile);
-    await offline.write(finalRecords);
-    await offline.finish();
-    await offline.close();
+    await offlineLoad(expectedFile, finalRecords, DEFAULT_ROLLUP_OPTIONS);
 
     const file = join(dir, 'earlier.sqlite');
-    const first = new SqliteWriter(file);
-    await first.write(firstLoad);
-    await first.finish();
-    await first.close();
+    await offlineLoad(file, firstLoad, DEFAULT_ROLLUP_OPTIONS);
     // What an earlier version kept beside: counters of every creative, dates of every webmaster, domain and app, and
     // (before decisions/0016) the dates of advertisers and the store, here with values no record could show (a reader
     // of them would answer wrongly).
