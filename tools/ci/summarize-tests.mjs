@@ -4,14 +4,19 @@
 // jest prints for a suite over 5 s, and each project's whole node --test run, "ℹ duration_ms"), and ends with one
 // plain closing line: "tests: N passed, N failed, N skipped". Given Nx's task profiles (NX_PROFILE, a trace of every
 // task's start and duration; one per lane of tools/ci/test-lanes.mjs) after the log, it first lists the ten longest
-// Nx tasks with when each started, which shows what the run waited on.
+// Nx tasks with when each started, which shows what the run waited on. Failed suites and tests (jest's "FAIL" and
+// "●" lines, node --test's "✖" lines) are named last, just above the closing line: CI keeps only the end of a long log.
 import { existsSync, readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 
 const text = stripVTControlCharacters(readFileSync(process.argv[2], 'utf8'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const suites = [];
+const failures = new Set();
 for (const line of text.split('\n')) {
+  // A FAIL line as jest prints it first (project, then the path), not in its closing list (the path alone).
+  const failed = line.match(/^(?:[\w-]+:\s+)?\s*(?:FAIL\s+\S+\s+(\S+\.[cm]?[jt]sx?)\b|● (.+›.+)|✖ (.+?)(?: \(\d+(?:\.\d+)?m?s\))?$)/);
+  if (failed && !/^failing tests:?$/.test(failed[3] ?? '')) failures.add((failed[1] ?? failed[2] ?? failed[3]).trim());
   const suite = line.match(/(?:PASS|FAIL)\s+\S+\s+(\S+)\s+\((\d+(?:\.\d+)?) s\)/);
   if (suite) suites.push({ name: suite[1], seconds: Number(suite[2]) });
   const nodeRun = line.match(/^(?:([\w-]+):\s+)?ℹ duration_ms (\d+(?:\.\d+)?)/);
@@ -41,5 +46,10 @@ if (tasks.length) {
 if (suites.length) {
   console.log('slowest suites:');
   for (const { name, seconds } of suites.sort((a, b) => b.seconds - a.seconds).slice(0, 10)) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${name}`);
+}
+if (failures.size) {
+  console.log('failed:');
+  for (const name of [...failures].slice(0, 40)) console.log(`  ${name}`);
+  if (failures.size > 40) console.log(`  ... and ${failures.size - 40} more`);
 }
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -42,7 +42,7 @@ test('lists the ten slowest suites, jest files and node --test runs, slowest fir
     '99.0 s  apps/query-api/test/x.process.spec.ts',
     '20.5 s  apps/e2e/test/s10.spec.ts',
   ]);
-  assert.equal(lines.length, 12); // the heading, ten suites, the closing line
+  assert.equal(lines.length, 14); // the heading, ten suites, the failed suite under its heading, the closing line
   assert.ok(!lines.some((line) => line.includes('s0.spec.ts')), 'the eleventh is left out');
   assert.equal(lines.at(-1), 'tests: 12 passed, 0 failed, 0 skipped');
 });
@@ -57,5 +57,28 @@ test("lists the longest Nx tasks of the lanes' task profiles together, with when
     '40.0 s  query-api:build (from 0 s)',
     '3.0 s  config:lint (from 1 s)',
     'tests: 1 passed, 0 failed, 0 skipped',
+  ]);
+});
+
+test('names the failed suites and tests, jest and node --test, once each, just above the closing line', () => {
+  const log = [
+    'e2e:  FAIL   e2e  apps/e2e/test/fuzz.spec.ts (120.3 s)',
+    'e2e:  FAIL  test/fuzz.spec.ts (120.3 s)',
+    'e2e:   ● fuzz › rejects bad input on search_ads',
+    'e2e:   ● fuzz › rejects bad input on search_ads',
+    'e2e:   ● Console',
+    'dev-stack: ✖ npm start seeds a store (1234.5ms)',
+    'dev-stack: ✖ failing tests:',
+    'dev-stack: ✖ npm start seeds a store (1234.5ms)',
+    'e2e: Tests:       1 failed, 3 passed, 4 total',
+    'dev-stack: ℹ fail 1',
+  ].join('\n');
+  const lines = summarize(log).split('\n');
+  assert.deepEqual(lines.slice(-5).map((line) => line.trim()), [
+    'failed:',
+    'apps/e2e/test/fuzz.spec.ts',
+    'fuzz › rejects bad input on search_ads',
+    'npm start seeds a store',
+    'tests: 3 passed, 2 failed, 0 skipped',
   ]);
 });

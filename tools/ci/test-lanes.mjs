@@ -8,7 +8,7 @@
 // Here:
 //   build    the four apps (and the gateway's views), beside   checks   lint and typecheck of every project;
 //   then, once built, three test lanes at once: e2e, query-api, and every other project's tests;
-//   last, alone, the one suite that times recovery under load (ALONE).
+//   last, alone and one after the other, the suites that time recovery or count work under load (ALONE).
 // The test lanes run with --excludeTaskDependencies: the builds are done, and no two Nx runs build the same app at once.
 // Each lane's output goes through whole lines (Nx prefixes them with the project), and the exit status is the first
 // failing lane's. With NX_PROFILE_DIR set, each lane writes its Nx task profile there (<lane>.json) for the summary.
@@ -26,11 +26,13 @@ const NX = join(root, 'node_modules/.bin/nx');
 export const OWN_LANES = ['e2e', 'query-api'];
 
 /**
- * The e2e suite that runs alone once every lane is done: it times each app's recovery under a steady load and asserts
- * that calls in flight at a SIGTERM still succeed within the transport's 10 s; beside the lanes (load average 27-30)
- * some got 504 in each of three runs, alone it passed.
+ * The e2e suites that run alone, one after the other, once every lane is done. The fault suite times each app's
+ * recovery under a steady load and asserts that calls in flight at a SIGTERM still succeed within the transport's 10 s:
+ * beside the lanes (load average 27-30) some got 504 in each of three runs, alone it passed. The replicas suite counts
+ * the Redis round trips of one call and expects 1,000 calls all answered: beside the lanes (load average 16-34) it saw
+ * a stray command in the call's window once and three 503s of 1,000 calls once.
  */
-export const ALONE = { project: 'e2e', suite: 'faults\\.spec' };
+export const ALONE = { project: 'e2e', suite: '(faults|transport-replicas)\\.spec' };
 
 /** The Nx runs of `npm test`, in three phases (each phase's lanes run at once). */
 export function plan(own = OWN_LANES, alone = ALONE) {
@@ -46,7 +48,7 @@ export function plan(own = OWN_LANES, alone = ALONE) {
       ...own.map((project) => ({ name: `test-${project}`, args: ['run-many', '-p', project, '--parallel=1', ...tests, ...skipAlone(project)] })),
       { name: 'test-others', args: ['run-many', `--exclude=${own.join(',')}`, '--parallel=2', ...tests] },
     ],
-    [{ name: `test-${alone.project}-alone`, args: ['run-many', '-p', alone.project, ...tests, `--testPathPatterns=${alone.suite}`] }],
+    [{ name: `test-${alone.project}-alone`, args: ['run-many', '-p', alone.project, ...tests, `--testPathPatterns=${alone.suite}`, '--runInBand'] }],
   ];
 }
 

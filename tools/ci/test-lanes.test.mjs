@@ -18,6 +18,8 @@ test('builds beside the checks first, then a test lane per long project and one 
   assert.ok(!second[1].args.some((arg) => arg.startsWith('--testPath')));
   assert.deepEqual(third.map((lane) => lane.name), ['test-e2e-alone']);
   assert.ok(third[0].args.includes('--testPathPatterns=faults\\.spec') && third[0].args.includes('e2e'));
+  // One suite after the other: alone means beside nothing else, each other included.
+  assert.ok(third[0].args.includes('--runInBand'));
 });
 
 test("reads the children's CPU from /proc/self/stat, a command name with spaces and parentheses included", () => {

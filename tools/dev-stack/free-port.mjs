@@ -1,11 +1,39 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A free TCP port on loopback (the dev-stack and deploy tests start servers on it). */
+/**
+ * A free TCP port on loopback (the dev-stack and deploy tests start servers on it), picked below the kernel's
+ * ephemeral range: a port from that range (what listen(0) hands out) can be taken by any outgoing connection between
+ * this check and the server's own listen, which a busy test run saw as EADDRINUSE.
+ */
 export async function freePort() {
+  const below = ephemeralLow();
+  for (let attempt = 0; below !== undefined && attempt < 50; attempt += 1) {
+    const port = below - 1 - Math.floor(Math.random() * Math.min(16_000, below - 1_025));
+    if (await bindable(port)) return port;
+  }
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address();
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** The first port of Linux's ephemeral range; undefined elsewhere. */
+function ephemeralLow() {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return low > 2_048 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function bindable(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }

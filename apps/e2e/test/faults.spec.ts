@@ -24,8 +24,10 @@ interface Call {
   pending?: number;
   /** The front door's own 503: the gateway was not answering (down, or gone mid-call). */
   frontDoor?: boolean;
-  /** Refused by a draining gateway before any work: its own 503, or the front door's when the drain closed the connection. */
+  /** Refused by a draining gateway before any work: its own 503, or the front door's when no connection was made. */
   turnedAway?: boolean;
+  /** What the front door saw when it answered 503 itself (its `upstream_error`, and whether the connection was kept alive). */
+  upstream?: string;
   endedAt?: number;
 }
 
@@ -41,6 +43,8 @@ describe('faults under load', () => {
   let agents: string[];
   const calls: Call[] = [];
   const faults: { fault: string; at: number; until?: number }[] = [];
+  /** The apps stopped by SIGTERM: how each exited, and what it logged. */
+  const stopped = new Map<AppName, { code: number | null; log: string }>();
   let fault = 'steady';
   let loading = false;
   let load: Promise<void> | undefined;
@@ -68,7 +72,7 @@ describe('faults under load', () => {
     load = runLoad();
     await settle('steady', 2_000);
 
-    for (const name of APPS) await withFault(`SIGTERM ${name}`, () => stack.restart(name, 'SIGTERM'));
+    for (const name of APPS) await withFault(`SIGTERM ${name}`, () => stopGracefully(name));
     for (const name of APPS) await withFault(`SIGKILL ${name}`, () => stack.restart(name, 'SIGKILL'));
     for (const name of ['query-api', 'metering'] as const) await withFault(`SIGSTOP ${name}`, () => freeze(name));
     await withFault('SIGKILL query-api, restarted late', () => crashThenRestart());
@@ -81,13 +85,19 @@ describe('faults under load', () => {
 
     // Item 6: a graceful stop answers what it took: every call in flight when SIGTERM was sent succeeds. A call
     // sent just before the signal that reached the app just after it was not taken: the app turned it away
-    // with its draining 503 (Retry-After: 1), a clean answer checked with every other below.
+    // with its draining 503 (Retry-After: 1), a clean answer checked with every other below. So was a call whose
+    // connection the draining gateway closed before reading it (the front door's 503): every request the gateway
+    // reads is logged with its id when answered or cut, and a gateway that exited 0 cut none.
+    expect([...stopped].map(([name, { code }]) => ({ name, code }))).toEqual(APPS.map((name) => ({ name, code: 0 })));
+    const gatewayLog = stopped.get('mcp-gateway')?.log ?? '';
+    const neverRead = (c: Call) => c.frontDoor === true && !gatewayLog.includes(c.requestId);
     const inFlightAtSigterm = faults
       .filter((f) => f.fault.startsWith('SIGTERM'))
       .flatMap((f) =>
         calls
           .filter((c) => c.startedAt <= f.at && (c.endedAt ?? Infinity) >= f.at && !c.turnedAway)
-          .map((c) => ({ fault: f.fault, status: c.status, frontDoor: c.frontDoor ?? false })),
+          .filter((c) => !(f.fault === 'SIGTERM mcp-gateway' && neverRead(c)))
+          .map((c) => ({ fault: f.fault, status: c.status, frontDoor: c.frontDoor ?? false, ...(c.upstream ? { upstream: c.upstream } : {}) })),
       );
     console.log(JSON.stringify({ in_flight_at_sigterm: inFlightAtSigterm.length }));
     expect(inFlightAtSigterm.length).toBeGreaterThan(0);
@@ -110,6 +120,13 @@ describe('faults under load', () => {
       }).toEqual({ agent: agent.agent, chargedFailures: [], lostChargedOutsideGatewayKill: [], foreignEntries: 0 });
     }
   });
+
+  /** Restarts `name` after a SIGTERM, keeping the stopped process's exit code and log to judge the calls around it. */
+  async function stopGracefully(name: AppName): Promise<void> {
+    const old = stack.apps[name];
+    await stack.restart(name, 'SIGTERM');
+    stopped.set(name, { code: await old.stop(), log: old.output.join('\n') });
+  }
 
   /** In flight at the moment the gateway was SIGKILLed: its answer may be lost, and it may have been charged. */
   function cutByGatewayKill(call: Call): boolean {
@@ -249,10 +266,9 @@ describe('faults under load', () => {
   }
 
   /**
-   * A 503 says who answered it: the front door (the gateway was not answering) or the draining gateway. A
-   * draining gateway (SIGTERM, no crash) took no work when it turned the call away itself, nor when the front
-   * door's connection was refused (the listener closed) or its kept-alive one was reset (closed as idle as the
-   * request arrived); `turnedAway` is only read for calls around a SIGTERM.
+   * A 503 says who answered it: the front door (the gateway was not answering, and what it saw) or the draining
+   * gateway. A draining gateway (SIGTERM, no crash) took no work when it turned the call away itself, nor when the
+   * front door's connection was refused (the listener closed); `turnedAway` is only read for calls around a SIGTERM.
    */
   function noteWhoRefused(call: Call, body: string): void {
     call.frontDoor = call.status === 503 && body.includes('is not answering');
@@ -262,8 +278,8 @@ describe('faults under load', () => {
     } catch {
       // not the front door's problem after all: nothing more to learn from it
     }
-    const notDelivered = seen.upstream_error === 'ECONNREFUSED' || (seen.upstream_error === 'ECONNRESET' && seen.reused_connection === true);
-    call.turnedAway = call.status === 503 && (body.includes('is shutting down') || notDelivered);
+    if (call.frontDoor) call.upstream = `${seen.upstream_error ?? '?'}${seen.reused_connection ? ' (kept-alive connection)' : ''}`;
+    call.turnedAway = call.status === 503 && (body.includes('is shutting down') || seen.upstream_error === 'ECONNREFUSED');
   }
 
   function newCall(agent: number, surface: Call['surface'], phase: string): Call {

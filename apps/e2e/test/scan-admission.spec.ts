@@ -123,8 +123,11 @@ describe('the costliest call is bounded', () => {
         `(${(underOne / idle).toFixed(2)}x; overviews sent ${one.sent.total}, admitted ${one.sent.admitted}); 30 in flight from ` +
         `15 agents ${underThirty.toFixed(1)} ms (${(underThirty / idle).toFixed(2)}x; admitted ${thirty.sent.admitted})\n`,
     );
-    // Each round of 30 sent together: at most SCANS_IN_FLIGHT admitted (the rest answered 429 at once).
-    expect(one.sent.admitted).toBeLessThanOrEqual((one.sent.total / 30) * SCANS_IN_FLIGHT);
+    // Each round of 30 sent together: SCANS_IN_FLIGHT admitted, the rest answered 429 at once; on a busy machine a
+    // round's calls arrive spread out and an overview at 20,000 ads can end meanwhile, its slot admitting one more (it
+    // happened once in CI: 11 of 5 rounds). The exact bound, with query-api frozen, is the test above's; this one
+    // holds the flood to a few per round, against the 30 it sends.
+    expect(one.sent.admitted).toBeLessThanOrEqual((one.sent.total / 30) * SCANS_IN_FLIGHT * 2);
     if (process.env['SCAN_ADMISSION_P95'] === 'strict') expect(underOne).toBeLessThanOrEqual(2 * idle);
   });
 

@@ -163,9 +163,9 @@ describe('replicas share the work over the Redis Streams transport', () => {
   let completed = 0;
 
   /** `total` calls spread over the agents, alternating REST and MCP, `concurrency` at a time. */
-  async function runCalls(total: number, concurrency: number): Promise<{ status: number; charged: number }[]> {
+  async function runCalls(total: number, concurrency: number): Promise<{ status: number; charged: number; detail?: string }[]> {
     completed = 0;
-    const outcomes: { status: number; charged: number }[] = [];
+    const outcomes: { status: number; charged: number; detail?: string }[] = [];
     let next = 0;
     const worker = async () => {
       while (next < total) {
@@ -181,17 +181,20 @@ describe('replicas share the work over the Redis Streams transport', () => {
     return outcomes;
   }
 
-  async function restSearch(token: string) {
+  /** A call's status and tokens charged; a refused one says why (the problem's detail), so a failure names it. */
+  async function restSearch(token: string): Promise<{ status: number; charged: number; detail?: string }> {
     const res = await fetch(`${base}/api/v1/ads?limit=1`, { headers: { authorization: `Bearer ${token}` } });
-    await res.arrayBuffer();
-    return { status: res.status, charged: Number(res.headers.get('x-tokens-charged') ?? 0) };
+    const text = await res.text();
+    const outcome = { status: res.status, charged: Number(res.headers.get('x-tokens-charged') ?? 0) };
+    return res.status === 200 ? outcome : { ...outcome, detail: text.slice(0, 300) };
   }
 
   async function mcpSearch(token: string) {
     const { status, body } = await callTool(base, token, 'search_ads', { limit: 1 });
-    const meta = body.result?._meta as { tokens_charged?: number; problem?: { status?: number } } | undefined;
+    const meta = body.result?._meta as { tokens_charged?: number; problem?: { status?: number; detail?: string } } | undefined;
     // An MCP tool error carries the problem's HTTP status in _meta; the HTTP exchange itself is 200.
-    return { status: body.result?.isError ? (meta?.problem?.status ?? 500) : status, charged: meta?.tokens_charged ?? 0 };
+    if (!body.result?.isError) return { status, charged: meta?.tokens_charged ?? 0 };
+    return { status: meta?.problem?.status ?? 500, charged: meta?.tokens_charged ?? 0, detail: meta?.problem?.detail ?? JSON.stringify(body).slice(0, 300) };
   }
 
   /** Each agent: usage = the sum of its receipts = the sum of its ledger; no reservation left. */

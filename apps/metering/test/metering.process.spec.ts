@@ -19,7 +19,9 @@ describe('metering as a process, over the transport', () => {
     env = {
       REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: `metering-process:${randomUUID()}:`,
-      RESERVATION_TTL_SECONDS: '6',
+      // Longer than a restart takes on a loaded machine: a settle arriving after it finds the reservation swept
+      // (charged 0; CI at load 30 saw that with 6 s).
+      RESERVATION_TTL_SECONDS: '20',
       SWEEP_INTERVAL_SECONDS: '1',
       LOG_LEVEL: 'warn',
     };
@@ -102,6 +104,7 @@ describe('metering as a process, over the transport', () => {
 
   it('loses no token when the process dies between reserve and settle', async () => {
     const agent = `crash-${randomUUID()}`;
+    const reservedAt = Date.now();
     await client.send(MeteringMessages.reserve, { request_id: `${agent}-kept`, caller_id: agent, tool: 'search_ads', amount: 30 });
     await client.send(MeteringMessages.reserve, { request_id: `${agent}-abandoned`, caller_id: agent, tool: 'search_ads', amount: 70 });
     expect(await app.stop('SIGKILL')).toBeNull();
@@ -112,7 +115,7 @@ describe('metering as a process, over the transport', () => {
       charged: 30,
     });
     // and its sweeper gives back the reservation nobody will settle (the ledger read itself never sweeps)
-    const deadline = Date.now() + 20_000;
+    const deadline = reservedAt + 20_000 + 15_000;
     let expired: unknown;
     while (!expired && Date.now() < deadline) {
       const { data } = await client.send(MeteringMessages.listUsageEvents, { caller_id: agent, limit: 10 });

@@ -21,7 +21,9 @@ export function httpRequestLogging(logger: Logger, quietPaths: readonly string[]
     autoLogging: { ignore: (req) => quietPaths.includes(pathOf(req.url)) },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+      // The id as well: a request cut before its answer is logged ("request aborted") outside its context, so the
+      // logger's request_id is missing from that line.
+      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
   });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
@@ -27,15 +27,41 @@ export interface StartAppOptions {
   readonly timeoutMs?: number;
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A free TCP port on loopback, picked below the kernel's ephemeral range: a port from that range (what listen(0)
+ * hands out) can be taken by any outgoing connection between this check and the app's own listen, which a busy test
+ * run saw as EADDRINUSE. tools/dev-stack/free-port.mjs picks the same way for the scripts' tests.
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralLow();
+  for (let attempt = 0; below !== undefined && attempt < 50; attempt += 1) {
+    const port = below - 1 - Math.floor(Math.random() * Math.min(16_000, below - 1_025));
+    if ((await listenOnce(port)) !== undefined) return port;
+  }
+  const port = await listenOnce(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
+}
+
+/** The first port of Linux's ephemeral range; undefined elsewhere. */
+function ephemeralLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return low > 2_048 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Listens on `port` (0: any) and closes again: the port it had, or undefined when it was taken. */
+function listenOnce(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = (server.address() as { port: number }).port;
+      server.close(() => resolve(bound));
     });
   });
 }

@@ -4,3 +4,4 @@ export * from './wait-until';
 export * from './redis-monitor';
 export * from './seeded-store';
 export * from './calibration';
+export * from './sqlite-wal';

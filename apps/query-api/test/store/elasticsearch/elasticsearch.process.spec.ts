@@ -75,7 +75,9 @@ describe('query-api on Elasticsearch sends only requests the specification and t
     // Fails (rejects) on a non-zero exit.
     const ingest = await cli(['ingest', file]);
     expect(ingest.stderr).toContain('rejected 0 rows');
-    app = await startApp({ name: 'query-api', env, readyPath: '/readyz' });
+    // Ready once the stand-in cluster, served from this (busy) test process, has answered its checks: in a CI run at
+    // load 30 that took more than the default 30 s, and every test of the suite failed with it.
+    app = await startApp({ name: 'query-api', env, readyPath: '/readyz', timeoutMs: 120_000 });
     client = new ServiceClient({ service: 'query', url: redis.url, timeoutMs: 10_000 });
   });
 
