@@ -50,15 +50,18 @@ export const DESTINATION_RULES: readonly DestinationRule[] = [
 
 /** The destination type of a landing URL (an absolute http(s) URL; anything unparsable is a `website`). */
 export function destinationOf(landingUrl: string): DestinationType {
-  let url: URL;
-  try {
-    url = new URL(landingUrl);
-  } catch {
-    return 'website';
-  }
+  const url = URL.parse(landingUrl);
+  if (!url) return 'website';
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
-  const brand = parse(host).domainWithoutSuffix;
-  const path = url.pathname.toLowerCase();
+  return destinationOfParts(host, parse(host).domainWithoutSuffix, url.pathname);
+}
+
+/**
+ * destinationOf from a URL already taken apart: its host (lower case, no trailing dot), the registrable domain's name
+ * (tldts' domainWithoutSuffix) and its path. The ingest parses each landing URL once and asks this.
+ */
+export function destinationOfParts(host: string, brand: string | null, pathname: string): DestinationType {
+  const path = pathname.toLowerCase();
   const rule = DESTINATION_RULES.find(
     (r) =>
       r.domains?.some((d) => host === d || host.endsWith(`.${d}`)) ||

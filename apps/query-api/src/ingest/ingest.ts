@@ -4,7 +4,8 @@ import { SingleBar } from 'cli-progress';
 import { describeFieldErrors, fieldErrorsFrom } from '@adintel/contracts';
 import type { AdRecord, AdStoreWriter, RejectedRow } from '../store/ad-store.port';
 import type { MediaIngest } from '../media/media-ingest';
-import { AdLine, toAdRecord } from './ad-line';
+import { AdLine, toAdRecord, toAdRecordOf } from './ad-line';
+import { checkedLine } from './line-check';
 
 export interface IngestSummary {
   lines: number;
@@ -42,6 +43,9 @@ export function parseAdLine(text: string, line: number): { record: AdRecord } | 
   } catch {
     return { rejected: { line, id: null, reason: 'not valid JSON' } };
   }
+  // Nearly every line passes the quick check; the others are accepted or rejected (with the field named) by AdLine.
+  const checked = checkedLine(raw);
+  if (checked) return { record: toAdRecordOf(checked.line, checked.url) };
   const parsed = AdLine.safeParse(raw);
   if (!parsed.success) {
     const id = typeof (raw as { id?: unknown })?.id === 'string' ? (raw as { id: string }).id : null;
