@@ -6,7 +6,7 @@
  * same queries with no ingest, query-api's CPU per sighting, and whether the rate was sustained (the group's backlog
  * at the end of the step). Goal (issue 27): at least 1,000 sightings/s with freshness p95 <= 5 s and query p95 <= 1.5x
  * idle; search_ads p95 <= 3x its one-at-a-time p50. Last, a control: the same query load with no ingest beside a
- * process burning the CPU the last rate's ingest took, which tells what sharing the cores costs the queries by itself.
+ * process burning the CPU the last rate added on the machine, which tells what sharing the cores costs the queries by itself.
  * `--new-share` sets the share of new ads (0.3 by default; a contract-like mix is 0.05), `--new-ids=among` gives them
  * ids among the stored ones, as real platforms' ids fall (default `after`: they sort after every stored id). A fixed
  * calibration loop runs first and last (libs/testing calibration.ts), so figures from different hours compare.
@@ -21,7 +21,7 @@ import { Redis } from '@adintel/redis';
 import { calibrationMs, WORKSPACE_ROOT } from '@adintel/testing';
 import { newAgentToken } from '../test/agent';
 import { type Stack, startStack } from '../test/stack';
-import { appCpuMs, appThreadCpuMs, appWrittenBytes, redisCpuMs, threadCpuBetween } from './process-stats';
+import { appCpuMs, appThreadCpuMs, appWrittenBytes, redisCpuMs, threadCpuBetween, type ThreadTimes } from './process-stats';
 import { meanBetween, readMetrics, type Reading } from './stage-times';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -185,13 +185,21 @@ async function main() {
     const knownId = sightings.find((line) => !isNew(line.id))?.id;
     if (!knownId) throw new Error('the sightings hold no re-sighting of a stored ad');
     probe = new FreshnessProbe(stack.baseUrl, token, knownId);
+    // This process's own CPU: the query load's, and while a rate runs the producer's and the probe's as well.
+    const ownCpuMs = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
     let cpu = appCpuMs(queryPid);
     const stackCpu = await stackCpuMs();
+    const ownCpu = ownCpuMs();
     let reading = await readStack(stack);
+    let threads = appThreadCpuMs(queryPid);
     const idle = await steadyLoad(stack.baseUrl, token, queryRate, seconds);
-    const stages: string[] = [`idle: ${stageLine(reading, (reading = await readStack(stack)))}`];
+    const stages: string[] = [`idle: ${stageLine(reading, (reading = await readStack(stack)))}`, `idle: ${threadTimes(threads, appThreadCpuMs(queryPid), seconds)}`];
     const idleCpu = (appCpuMs(queryPid) - cpu) / seconds;
     const idleStackCpu = ((await stackCpuMs()) - stackCpu) / seconds;
+    const idleOwnCpu = (ownCpuMs() - ownCpu) / seconds;
     out(
       `idle: search p50 ${ms(pct(idle.search, 50))} p95 ${ms(pct(idle.search, 95))}, trends p95 ${ms(pct(idle.trends, 95))}, errors ${idle.errors}; ` +
         `query-api CPU ${idleCpu.toFixed(0)} ms/s, the whole stack ${idleStackCpu.toFixed(0)} ms/s of the machine's ${availableParallelism() * 1000}`,
@@ -202,11 +210,14 @@ async function main() {
 
     let next = 0;
     let ingestCpuPerSecond = 0;
+    let machineIngestCpuPerSecond = 0;
     // The store's write-ahead log: it must start over as batches land, not grow with them.
     const walBytes = () => statSync(join(queryDataDir, 'ads.sqlite-wal'), { throwIfNoEntry: false })?.size ?? 0;
     for (const rate of rates) {
       let walPeak = 0;
       cpu = appCpuMs(queryPid);
+      const stackBefore = await stackCpuMs();
+      const ownBefore = ownCpuMs();
       const threadsBefore = appThreadCpuMs(queryPid);
       const writtenBefore = appWrittenBytes(queryPid);
       reading = await readStack(stack);
@@ -240,7 +251,11 @@ async function main() {
         .join(', ');
       const written = (appWrittenBytes(queryPid) - writtenBefore) / Math.max(1, sent);
       stages.push(`${rate}/s: CPU per sighting by thread (query load included): ${perThread}; ${(written / 1000).toFixed(1)} KB written per sighting`);
+      stages.push(`${rate}/s: ${threadTimes(threadsBefore, appThreadCpuMs(queryPid), seconds)}`);
       ingestCpuPerSecond = stepCpu / seconds;
+      // What the rate added on the machine: every app, Redis, the producer and the probe (each beyond the idle step).
+      machineIngestCpuPerSecond =
+        ((await stackCpuMs()) - stackBefore + ownCpuMs() - ownBefore) / seconds - idleStackCpu - idleOwnCpu;
       const groups = (await redis.call('XINFO', 'GROUPS', values.stream)) as unknown[][];
       const backlog = groups.map((g) => {
         const fields = new Map<string, unknown>();
@@ -256,20 +271,23 @@ async function main() {
       for (let wait = 0; wait < 60 && (await backlogOf(redis, values.stream)) > 0; wait++) await sleep(1_000);
     }
 
-    // The control: no ingest, and beside the same query load a process that burns the CPU the last rate's ingest
-    // took. If the queries suffer as much, what they suffer from is sharing two cores, not how ingest does its work.
-    const burner = burnCpu(ingestCpuPerSecond);
+    // The control: no ingest, and beside the same query load processes that burn the CPU the last rate added on the
+    // machine (query-api's share of it alone left out Redis, the other apps, the producer and the probe). If the
+    // queries suffer as much, what they suffer from is sharing two cores, not how ingest does its work.
+    const burner = burnCpu(machineIngestCpuPerSecond);
     let control: Latencies;
     reading = await readStack(stack);
+    threads = appThreadCpuMs(queryPid);
     try {
       control = await steadyLoad(stack.baseUrl, token, queryRate, seconds);
     } finally {
       burner.kill();
     }
-    stages.push(`control: ${stageLine(reading, await readStack(stack))}`);
+    stages.push(`control: ${stageLine(reading, await readStack(stack))}`, `control: ${threadTimes(threads, appThreadCpuMs(queryPid), seconds)}`);
     out('');
     out(
-      `control, no ingest, a burner taking ${ingestCpuPerSecond.toFixed(0)} ms of CPU a second (the last rate's ingest): search p95 ${ms(pct(control.search, 95))} ` +
+      `control, no ingest, burners taking ${machineIngestCpuPerSecond.toFixed(0)} ms of CPU a second (what the last rate added on the machine; ` +
+        `query-api's share ${ingestCpuPerSecond.toFixed(0)}): search p95 ${ms(pct(control.search, 95))} ` +
         `(${(pct(control.search, 95) / pct(idle.search, 95)).toFixed(2)}x idle), trends p95 ${ms(pct(control.trends, 95))} ` +
         `(${(pct(control.trends, 95) / pct(idle.trends, 95)).toFixed(2)}x idle), search p95 / one-at-a-time p50 ${(pct(control.search, 95) / pct(single, 50)).toFixed(1)}x`,
     );
@@ -281,6 +299,15 @@ async function main() {
     redis.disconnect();
     await stack.stop();
   }
+}
+
+/** query-api's threads over a step, ms a second: CPU, and time ready to run but waiting for a core. */
+function threadTimes(before: Map<number, ThreadTimes>, after: Map<number, ThreadTimes>, seconds: number): string {
+  const perSecond = (of: 'ms' | 'waitMs') =>
+    threadCpuBetween(before, after, of)
+      .map(([thread, spent]) => `${thread} ${(spent / seconds).toFixed(0)}`)
+      .join(', ');
+  return `query-api's threads, ms a second: CPU ${perSecond('ms')}; waiting for a core ${perSecond('waitMs')}`;
 }
 
 /**

@@ -12,18 +12,27 @@ export function appCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
+/** A thread's CPU time so far (ms) and its time ready to run but waiting for a core (ms, /proc schedstat). */
+export interface ThreadTimes {
+  readonly name: string;
+  readonly ms: number;
+  readonly waitMs: number;
+}
+
 /**
  * CPU time (ms) of each thread of a process so far, by thread id, with its name (`MainThread`, `WorkerThread` for a
- * worker_threads Worker, `V8Worker` for V8's garbage-collector and compiler helpers...). Threads that ended are gone.
+ * worker_threads Worker, `V8Worker` for V8's garbage-collector and compiler helpers...), and how long it waited for a
+ * core (the scheduler's run queue: on a busy machine, what a thread loses beside its CPU). Threads that ended are gone.
  */
-export function appThreadCpuMs(pid: number): Map<number, { name: string; ms: number }> {
-  const threads = new Map<number, { name: string; ms: number }>();
+export function appThreadCpuMs(pid: number): Map<number, ThreadTimes> {
+  const threads = new Map<number, ThreadTimes>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(Number(tid), { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND });
+      const waitNs = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1] ?? 0);
+      threads.set(Number(tid), { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND, waitMs: waitNs / 1e6 });
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -32,17 +41,18 @@ export function appThreadCpuMs(pid: number): Map<number, { name: string; ms: num
 }
 
 /**
- * Per-thread CPU between two readings, grouped: `main`, each worker thread in start order (`worker 1`, ... : query-api
+ * Per-thread CPU (or, with `of` 'waitMs', time waiting for a core) between two readings, grouped: `main`, each worker thread in start order (`worker 1`, ... : query-api
  * starts its query workers first and its live writer with the first batch, so the last is the writer), `helpers`
  * (V8's garbage-collector and compiler threads, libuv's pool).
  */
-export function threadCpuBetween(before: Map<number, { name: string; ms: number }>, after: Map<number, { name: string; ms: number }>): [string, number][] {
+export function threadCpuBetween(before: Map<number, ThreadTimes>, after: Map<number, ThreadTimes>, of: 'ms' | 'waitMs' = 'ms'): [string, number][] {
   const rows: [string, number][] = [];
   let main = 0;
   let helpers = 0;
   let worker = 0;
-  for (const [tid, { name, ms }] of [...after].sort((a, b) => a[0] - b[0])) {
-    const spent = ms - (before.get(tid)?.ms ?? 0);
+  for (const [tid, times] of [...after].sort((a, b) => a[0] - b[0])) {
+    const { name } = times;
+    const spent = times[of] - (before.get(tid)?.[of] ?? 0);
     if (name === 'MainThread') main += spent;
     else if (name === 'WorkerThread') rows.push([`worker ${++worker}`, spent]);
     else helpers += spent;

@@ -32,6 +32,7 @@ async function casesFor(store: AdStore): Promise<Case[]> {
   const domains = (await store.searchDomains({ limit: 20 })).rows;
   const apps = (await store.searchApps({ limit: 20 })).rows;
   const firstPage = await store.searchAds({ filter: {}, sort: 'date', order: 'desc', limit: 50 });
+  const byImpressions = await store.searchAds({ filter: {}, sort: 'impressions', order: 'desc', limit: 50 });
   const adIds = firstPage.rows.map((a) => a.id);
   const at = <T>(items: T[], i: number): T => items[i % items.length] as T;
   const window = { from: addDays(today, -29), to: today };
@@ -63,6 +64,10 @@ async function casesFor(store: AdStore): Promise<Case[]> {
     { name: 'search_ads country', kind: 'paged', run: search((i) => ({ country: country(i) })) },
     // The call the end-to-end bench (apps/e2e/bench) drives through the gateway: its in-process share.
     { name: 'search_ads US limit 20', kind: 'paged', run: search(() => ({ country: 'US' }), 'date', undefined, 20) },
+    // The steady load of e2e:live-bench, limit 20 as it asks.
+    { name: 'search_ads tiktok+status limit 20', kind: 'paged', run: search(() => ({ platforms: ['tiktok'], status: 'active' }), 'date', undefined, 20) },
+    { name: 'search_ads BR+gambling limit 20', kind: 'paged', run: search(() => ({ country: 'BR', categories: ['gambling_and_betting'] }), 'date', undefined, 20) },
+    { name: 'count_ads tiktok+status', kind: 'aggregate', run: count(() => ({ platforms: ['tiktok'], status: 'active' })) },
     { name: 'search_ads country+category', kind: 'paged', run: search((i) => ({ country: country(i), categories: category(i) })) },
     { name: 'search_ads country+status', kind: 'paged', run: search((i) => ({ country: country(i), status: 'active' })) },
     {
@@ -76,6 +81,11 @@ async function casesFor(store: AdStore): Promise<Case[]> {
     { name: 'search_ads advertiser_id by impressions', kind: 'paged', run: search((i) => ({ advertiserId: at(advertisers, i).id }), 'impressions') },
     { name: 'search_ads landing_domain', kind: 'paged', run: search((i) => ({ landingDomain: at(domains, i).domain })) },
     { name: 'search_ads date range (days_active)', kind: 'paged', run: search(dateRange, 'days_active') },
+    { name: 'search_ads (no filter) by impressions', kind: 'paged', run: search(() => ({}), 'impressions') },
+    { name: 'search_ads by impressions, next page (keyset)', kind: 'paged', run: search(() => ({}), 'impressions', byImpressions.lastKey ?? undefined) },
+    { name: 'search_ads country by activity_days_amount', kind: 'paged', run: search((i) => ({ country: country(i) }), 'activity_days_amount') },
+    { name: 'search_ads q by most_popular', kind: 'paged', run: search((i) => ({ words: [at(words, i)] }), 'most_popular') },
+    { name: 'search_ads status by days_active', kind: 'paged', run: search(() => ({ status: 'active' }), 'days_active') },
     { name: 'search_ads country+category by impressions', kind: 'paged', run: search((i) => ({ country: country(i), categories: category(i) }), 'impressions') },
     { name: 'count_ads (no filter)', kind: 'aggregate', run: count(() => ({})) },
     { name: 'count_ads country', kind: 'aggregate', run: count((i) => ({ country: country(i) })) },

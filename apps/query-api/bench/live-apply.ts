@@ -13,16 +13,17 @@
  * The ratio of the largest store to the smallest is printed too. A fixed calibration loop runs first and last, so
  * figures from different days (and machines) compare; the load average is printed with them.
  * Goal (issue 38): <= 100 µs of CPU per sighting at 1M for the whole process (30% new), readers <= 5 µs.
- * Run: npx nx run query-api:build && node dist/apps/query-api/live-apply.js --stores=/tmp/s100k,/tmp/s1m [--batch=2000 --batches=5 --new-shares=0.3,0.05 --profile=DIR --sql-stats]
+ * `--query-cost=ROUNDS` adds what live batches cost the queries (measureQueryCost).
+ * Run: npx nx run query-api:build && node dist/apps/query-api/live-apply.js --stores=/tmp/s100k,/tmp/s1m [--batch=2000 --batches=5 --new-shares=0.3,0.05 --profile=DIR --sql-stats --wal-pages --query-cost=40]
  * (seed each store first: DATA_DIR=/tmp/s1m node dist/apps/query-api/cli.js seed --count 1000000)
  */
 import { Session } from 'node:inspector/promises';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StatementSync } from 'node:sqlite';
+import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { calibrationMs } from '@adintel/testing';
+import { calibrationMs, pageOwners, walFramePages } from '@adintel/testing';
 import { toAdRecord } from '../src/ingest/ad-line';
 import type { AdFilter, AdRecord } from '../src/store/ad-store.port';
 import { demoSightings } from '../src/ingest/demo-sightings';
@@ -200,6 +201,40 @@ async function measure(dataDir: string, batchSize: number, batches: number, newS
 }
 
 /**
+ * `--wal-pages`: the pages live batches write, by the table or index each belongs to (what the commit writes to the
+ * write-ahead log, and a checkpoint writes again). After a first batch (not counted) the log is emptied and a
+ * connection holds a read snapshot, so no checkpoint can restart the log under the batches; their frames are then
+ * read from the log and mapped to b-trees with dbstat. A page written by two batches counts twice, as it is written.
+ */
+async function measurePages(dataDir: string, batchSize: number, batches: number, newShare: number) {
+  const { sightings, copy } = await prepare(dataDir, batchSize * (batches + 1), newShare);
+  const { file, remove } = copy();
+  const holder = new DatabaseSync(file);
+  try {
+    const writer = new SqliteWriter(file, undefined, Number.MAX_SAFE_INTEGER);
+    await writer.apply(sightings.slice(0, batchSize));
+    holder.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    holder.exec('BEGIN');
+    holder.prepare('SELECT count(*) FROM meta').get();
+    for (let b = 1; b <= batches; b++) await writer.apply(sightings.slice(b * batchSize, (b + 1) * batchSize));
+    holder.exec('COMMIT');
+    // Read before the writer closes: closing stores the columns (a checkpoint of them), which no batch does here.
+    const { pageSize, pages } = walFramePages(file);
+    const owners = pageOwners(holder);
+    const frames = new Map<string, number>();
+    for (const page of pages) {
+      const owner = owners.get(page) ?? '(free)';
+      frames.set(owner, (frames.get(owner) ?? 0) + 1);
+    }
+    await writer.close();
+    return { newShare, pageSize, sightings: batchSize * batches, frames: [...frames].sort((a, b) => b[1] - a[1]) };
+  } finally {
+    holder.close();
+    remove();
+  }
+}
+
+/**
  * The app's threads on a copy of the store: the live writer's thread, two query workers (taking the writer's columns,
  * or deriving their own), the queries of every filter after each batch from the main thread. The first batch warms the
  * writer up (it loads the columns once) and is not counted. CPU µs per sighting over the batches after it.
@@ -246,6 +281,80 @@ async function measureThreads(dataDir: string, batchSize: number, batches: numbe
   }
 }
 
+/** The stack benchmark's searches (apps/e2e/bench/live-bench.ts): each a page of 20 and its count, as the search service asks. */
+const SEARCH_FILTERS: AdFilter[] = [
+  { country: 'US' },
+  { categories: ['gambling_and_betting'], country: 'BR' },
+  { status: 'active', platforms: ['tiktok'] },
+  { words: ['bonus'] },
+];
+
+/**
+ * `--query-cost`: what live batches cost the queries. The app's threads on a copy of the store; rounds of the stack
+ * benchmark's searches (page and count) and four ads read by id through the two query workers, one round every 300 ms
+ * (about the stack benchmark's 30 calls a second), in blocks of five taken in turns: with no batch applied, and while
+ * the writer applies batches back to back (as the app runs when sightings keep coming). Prints the workers' CPU per
+ * round and the calls' p50/p95 each way.
+ */
+async function measureQueryCost(dataDir: string, batchSize: number, rounds: number, newShare: number) {
+  const blocks = Math.max(1, Math.round(rounds / 5));
+  const { sightings, copy } = await prepare(dataDir, batchSize * (blocks * 10 + 1), newShare);
+  const { file, remove } = copy();
+  const store = new SqliteStore({ file, workers: 2, workerScript: join(__dirname, 'sqlite-worker.js') });
+  const writer = new SqliteLiveWriter(file, { script: join(__dirname, 'sqlite-writer-worker.js') });
+  try {
+    const ids = sightings.filter((_, i) => i % 97 === 0).map((ad) => ad.id);
+    let next = 0;
+    let applied = 0;
+    const round = async (latencies: number[]) => {
+      const due = performance.now() + 300;
+      const timed = async (call: () => Promise<unknown>) => {
+        const started = performance.now();
+        await call();
+        latencies.push(performance.now() - started);
+      };
+      const calls: (() => Promise<unknown>)[] = SEARCH_FILTERS.flatMap((filter) => [
+        () => store.searchAds({ filter, sort: 'date', order: 'desc', limit: 21 }),
+        () => store.countAds(filter, 10_000),
+      ]);
+      for (let i = 0; i < 4; i++) calls.push(() => store.getAd(ids[next++ % ids.length] as string));
+      const before = (await store.workerCpuUsage()).map(threadMs);
+      await Promise.all(calls.map(timed));
+      const after = (await store.workerCpuUsage()).map(threadMs);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+      return after.reduce((n, ms, i) => n + ms - (before[i] ?? 0), 0);
+    };
+    await writer.apply(sightings.slice(0, batchSize));
+    applied = 1;
+    for (let i = 0; i < 3; i++) await round([]);
+    const quiet = { cpu: [] as number[], latencies: [] as number[] };
+    const busy = { cpu: [] as number[], latencies: [] as number[], batches: 0 };
+    for (let b = 0; b < blocks; b++) {
+      for (let r = 0; r < 5; r++) quiet.cpu.push(await round(quiet.latencies));
+      let applying = true;
+      const feeding = (async () => {
+        while (applying && (applied + 1) * batchSize <= sightings.length) {
+          await writer.apply(sightings.slice(applied * batchSize, (applied + 1) * batchSize));
+          applied++;
+          busy.batches++;
+        }
+      })();
+      for (let r = 0; r < 5; r++) busy.cpu.push(await round(busy.latencies));
+      applying = false;
+      await feeding;
+    }
+    const size = (await store.countAds({}, Number.MAX_SAFE_INTEGER)).total;
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
+    const each = (x: typeof quiet) => ({ cpu: sum(x.cpu) / x.cpu.length, p50: pct(x.latencies, 50), p95: pct(x.latencies, 95) });
+    return { size, newShare, quiet: each(quiet), busy: each(busy), batches: busy.batches };
+  } finally {
+    await writer.close();
+    await store.close();
+    remove();
+  }
+}
+
 /** One filter of each kind the country count above does not use, on the batch's first ad: each needs its own index. */
 function otherFilters(ad: AdRecord): AdFilter[] {
   return [
@@ -271,6 +380,8 @@ async function main() {
       profile: { type: 'string' },
       'sql-stats': { type: 'boolean', default: false },
       'new-ids': { type: 'string', default: 'after' },
+      'wal-pages': { type: 'boolean', default: false },
+      'query-cost': { type: 'string' },
     },
   });
   if (values['new-ids'] !== 'after' && values['new-ids'] !== 'among') throw new Error('--new-ids is after or among');
@@ -307,6 +418,33 @@ async function main() {
     if (!small || !large || large === small) continue;
     const ratio = (large.apply + 2 * large.took) / (small.apply + 2 * small.took);
     out(`${(share * 100).toFixed(0)}% new: writer and two readers per sighting ${large.size.toLocaleString('en')} / ${small.size.toLocaleString('en')}: ${ratio.toFixed(2)}x (goal: at most 1.3x)`);
+  }
+  if (values['wal-pages']) {
+    for (const dir of stores) {
+      for (const share of shares) {
+        const r = await measurePages(dir, batchSize, batches, share);
+        const total = r.frames.reduce((n, [, f]) => n + f, 0);
+        out('');
+        out(`pages written per sighting, ${dir}, ${(share * 100).toFixed(0)}% new, ${batches} batches: ${(total / r.sightings).toFixed(2)} (${((total * r.pageSize) / r.sightings / 1000).toFixed(1)} KB)`);
+        out(r.frames.slice(0, 12).map(([owner, f]) => `${owner} ${(f / r.sightings).toFixed(2)}`).join(', '));
+      }
+    }
+  }
+  if (values['query-cost']) {
+    const rounds = Number(values['query-cost']);
+    out('');
+    out(`what live batches cost the queries: ${rounds} rounds each way, in blocks of five taken in turns (4 searches with their counts, 4 ads by id, a round every 300 ms; two query workers), load average ${load()}`);
+    out('| ads in store | new ads | workers CPU ms / round: no batch | batches applying | calls p50 / p95 ms: no batch | batches applying | batches applied meanwhile |');
+    out('|---:|---:|---:|---:|---:|---:|---:|');
+    for (const dir of stores) {
+      for (const share of shares) {
+        const r = await measureQueryCost(dir, batchSize, rounds, share);
+        out(
+          `| ${r.size.toLocaleString('en')} | ${(share * 100).toFixed(0)}% | ${r.quiet.cpu.toFixed(2)} | ${r.busy.cpu.toFixed(2)} (${(r.busy.cpu / r.quiet.cpu).toFixed(2)}x) | ` +
+            `${r.quiet.p50.toFixed(2)} / ${r.quiet.p95.toFixed(2)} | ${r.busy.p50.toFixed(2)} / ${r.busy.p95.toFixed(2)} | ${r.batches} |`,
+        );
+      }
+    }
   }
   if (values.threads && !values['no-threads']) {
     out('');

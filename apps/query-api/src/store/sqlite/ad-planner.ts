@@ -8,12 +8,16 @@ import type { GenerationCache } from './generation-cache';
 /** An FTS5 query where every word must match, each as a quoted phrase (no operator injection). */
 export const ftsQuery = (words: string[]) => words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
 
-export const SORT_INDEX: Record<AdSort, string> = {
+/**
+ * The SQL index each sort can scan in order; none for the values a sighting moves (decisions/0019): the columns walk
+ * their orders (sort-orders.ts), and SQL sorts what a filter drives to.
+ */
+export const SORT_INDEX: Record<AdSort, string | null> = {
   date: 'ads_by_date',
-  days_active: 'ads_by_days_active',
-  activity_days_amount: 'ads_by_activity',
-  most_popular: 'ads_by_popularity',
-  impressions: 'ads_by_impressions',
+  days_active: null,
+  activity_days_amount: null,
+  most_popular: null,
+  impressions: null,
 };
 
 const ID_FILTERS = [
@@ -63,8 +67,10 @@ export class AdPlanner {
    * Chooses how to run an ad query: scan the sort index and check every filter per row (cheap while
    * matches are common), or drive from the most selective filter and sort what it yields (when it
    * yields few rows). SQLite's planner cannot know how skewed countries or advertisers are; we do.
+   * `sort`: the rows come sorted, by scanning `index` or (none) by sorting every match; absent for a count.
    */
-  plan(filter: AdFilter, sortIndex: string | null, wanted: number): AdPlan {
+  plan(filter: AdFilter, wanted: number, sort?: { index: string | null }): AdPlan {
+    const sortIndex = sort?.index ?? null;
     const stats = this.stats();
     const n = Math.max(stats.n, 1);
     const drivers: Driver[] = [];
@@ -109,7 +115,8 @@ export class AdPlanner {
     if (filter.dateFrom || filter.dateTo || filter.platforms || filter.status || filter.destinationType) checkCost += COST.columnCheck;
 
     const best = drivers.reduce<Driver | null>((b, d) => (!b || d.est < b.est ? d : b), null);
-    const scanCost = (Math.min(wanted, n) / Math.max(selectivity, 1 / n)) * checkCost;
+    // A scan stops after `wanted` matches, unless it must sort them without an index: then it reads every row.
+    const scanCost = (sort && sortIndex === null ? n : Math.min(wanted, n) / Math.max(selectivity, 1 / n)) * checkCost;
     const drive = best !== null && (sortIndex === null || best.est * COST.driveRow < scanCost);
     const conditions = conditionsOf(filter, drive ? (best?.key ?? null) : null);
     return {

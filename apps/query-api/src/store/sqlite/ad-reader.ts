@@ -67,7 +67,7 @@ export class AdReader {
       const page = this.searchColumnar(query, wordBits);
       if (page) return page;
     }
-    const plan = this.planner.plan(query.filter, SORT_INDEX[query.sort], query.limit + 1);
+    const plan = this.planner.plan(query.filter, query.limit + 1, { index: SORT_INDEX[query.sort] });
     // Otherwise the columns when they cost less than the SQL plan (posting lists, a date-ordered walk), or when the
     // plan is costly whatever the estimate says (words without bitsets: FTS yields their rows).
     const columnarCost =
@@ -174,7 +174,7 @@ export class AdReader {
       const n = columnar.count(filter, exactUpTo + 1, bits, candidates);
       return n > exactUpTo ? { total: exactUpTo, estimated: true } : { total: n, estimated: false };
     }
-    const plan = this.planner.plan(filter, null, exactUpTo);
+    const plan = this.planner.plan(filter, exactUpTo);
     const { n } = this.db
       .prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${plan.from} WHERE ${plan.where} LIMIT ?)`)
       .get(...plan.params, exactUpTo + 1) as { n: number };
@@ -203,7 +203,7 @@ export class AdReader {
   }
 
   breakdown(filter: AdFilter, field: BreakdownField, limit: number): BreakdownResult {
-    const plan = this.planner.plan(filter, null, Infinity);
+    const plan = this.planner.plan(filter, Infinity);
     const { n } = this.db.prepare(`SELECT count(*) AS n FROM ${plan.from} WHERE ${plan.where}`).get(...plan.params) as {
       n: number;
     };

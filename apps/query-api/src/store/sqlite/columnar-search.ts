@@ -2,6 +2,7 @@ import { DESTINATION_TYPES, type AdSort, type SortOrder } from '@adintel/contrac
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber, reverseHost } from '../text';
 import type { AdColumns, SortedList } from './ad-columns';
+import { buildOrder, isMovingSort, MOVING_SORTS, type MovingSort, type SortOrders, sortValueOf, walkStart } from './sort-orders';
 import { type Alloc, localAlloc, type TypedArray } from './typed-alloc';
 
 /**
@@ -26,6 +27,8 @@ export class ColumnarAds {
   private readonly pairCounts: Once<Int32Array>;
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
   private readonly lastSorted: Once<Int32Array>;
+  /** The positions in order of each moving sort (sort-orders.ts): a sorted search walks one and stops after a page. */
+  private readonly sortOrders: Record<MovingSort, Once<Int32Array>>;
   /** Each dictionary's codes by value. */
   readonly codes: DictionaryCodes;
 
@@ -55,6 +58,11 @@ export class ColumnarAds {
     this.byHost = built(indexes?.host, () => (c.host && c.hostRank ? ColumnarAds.grouped(c.host, c.hostRank.length, alloc, c.hostRank) : null));
     this.pairCounts = built(indexes?.pairs, () => this.countPairs(alloc));
     this.lastSorted = built(indexes?.last, () => sortedDays(c.last, alloc));
+    const orders = indexes?.orders ?? {};
+    this.sortOrders = Object.fromEntries(MOVING_SORTS.map((sort) => [sort, built(orders[sort], () => buildOrder(c, sort, alloc))])) as Record<
+      MovingSort,
+      Once<Int32Array>
+    >;
   }
 
   /** Position of every row id (-1: none), indexed by row id. */
@@ -118,6 +126,7 @@ export class ColumnarAds {
       host: built(this.byHost),
       pairs: built(this.pairCounts),
       last: built(this.lastSorted),
+      orders: Object.fromEntries(MOVING_SORTS.flatMap((sort) => (this.sortOrders[sort].built() ? [[sort, this.sortOrders[sort]()]] : []))),
     };
   }
 
@@ -134,6 +143,7 @@ export class ColumnarAds {
       host: this.byHost(),
       pairs: this.pairCounts(),
       last: this.lastSorted(),
+      orders: Object.fromEntries(MOVING_SORTS.map((sort) => [sort, this.sortOrders[sort]()])) as SortOrders,
     };
   }
 
@@ -146,20 +156,14 @@ export class ColumnarAds {
     return this.posOfRid[rid] ?? -1;
   }
 
+  /** The positions of an advertiser's ads, ascending (null when the columns know no such advertiser). */
+  advertiserPositions(id: string): Int32Array | null {
+    const code = this.codes.advertiserIds.get(id);
+    return code === undefined ? null : group(this.idPostings.advertiserId(), code);
+  }
+
   sortValue(sort: AdSort, p: number): number {
-    const c = this.cols;
-    switch (sort) {
-      case 'date':
-        return at(c.first, p);
-      case 'days_active':
-        return at(c.last, p) - at(c.first, p);
-      case 'activity_days_amount':
-        return at(c.activity, p);
-      case 'most_popular':
-        return at(c.popularity, p);
-      case 'impressions':
-        return at(c.impressions, p);
-    }
+    return sortValueOf(this.cols, sort, p);
   }
 
   /**
@@ -283,16 +287,55 @@ export class ColumnarAds {
 
   /**
    * Rough cost (≈ µs, the SQL planner's unit) of search() on these columns: the positions it visits. Sorted by
-   * date it stops after about `limit` matches; any other sort visits every position of its source.
+   * date it stops after about `limit` matches; by a moving value it walks that sort's order when that visits fewer
+   * (walkOf); otherwise it visits every position of its source.
    */
   searchCost(filter: AdFilter, sort: AdSort, limit: number, bits: Uint32Array | null): number {
     const f = this.compile(filter);
     if (!f) return 0;
     const postings = this.shortestPostings(f);
-    let visits = Math.min(this.end(f.to), postings?.positions.length ?? Infinity, bits ? popcount(bits) : Infinity);
+    const words = bits ? popcount(bits) : null;
+    let visits = Math.min(this.end(f.to), postings?.positions.length ?? Infinity, words ?? Infinity);
     // Each further check passes about half the positions (a guess, like the SQL planner's for status and platform).
     if (sort === 'date' && (postings?.ordered ?? true)) visits = Math.min(visits, (limit + 1) * 2 ** this.checksBeside(f, postings?.driver ?? null));
-    return visits * COLUMN_VISIT_COST;
+    return Math.min(visits, this.walkOf(f, sort, limit, words)) * COLUMN_VISIT_COST;
+  }
+
+  /**
+   * The positions a walk of a moving sort's order visits for a page (Infinity for other sorts): a page's worth of
+   * matches spread over the walk by the filter's share of the ads (matchShare), at most every position.
+   */
+  private walkOf(f: CompiledFilter, sort: AdSort, limit: number, words: number | null): number {
+    if (!isMovingSort(sort)) return Infinity;
+    const share = this.matchShare(f, words);
+    return share > 0 ? Math.min(this.cols.n, (limit + 1) / share) : this.cols.n;
+  }
+
+  /**
+   * The share of ads a filter matches, its filters taken as independent: countries, categories, ids and hosts by their
+   * posting lists (a country with one category by its exact pair count), words by their count (`words`), dates by the
+   * ads in range on either side; status and platform about half, a destination type about a third (the SQL
+   * planner's guesses).
+   */
+  private matchShare(f: CompiledFilter, words: number | null): number {
+    const n = this.cols.n;
+    if (n === 0) return 0;
+    const [category] = f.categories?.size === 1 ? f.categories : [];
+    let share = words === null ? 1 : words / n;
+    if (f.country >= 0 && category !== undefined) share *= this.countryCategoryCount(f.country, category) / n;
+    else {
+      if (f.country >= 0) share *= group(this.countryPostings(), f.country).length / n;
+      if (f.categories) share *= Math.min(1, [...f.categories].reduce((sum, k) => sum + (k >= 0 ? group(this.categoryPostings(), k).length : 0), 0) / n);
+    }
+    for (const key of ID_FILTERS) if (f.ids[key] >= 0) share *= group(this.idPostings[key](), f.ids[key]).length / n;
+    const byHost = f.hosts ? this.byHost() : null;
+    if (f.hosts && byHost) share *= (at(byHost.offsets, f.hosts.to) - at(byHost.offsets, f.hosts.from)) / n;
+    if (f.to < Infinity) share *= this.end(f.to) / n;
+    if (f.from > -Infinity) share *= (n - lowerBound(this.lastSorted(), f.from)) / n;
+    if (f.platforms && f.platforms.size < 2) share *= 0.5;
+    if (f.active >= 0) share *= 0.5;
+    if (f.destination >= 0) share *= 0.3;
+    return share;
   }
 
   /** How many filters a walk driven by `driver` still checks per position. */
@@ -345,18 +388,21 @@ export class ColumnarAds {
     }
     const matches = this.matcher(f, driver);
     const inWords = bits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : candidates ? this.membership(candidates) : null;
+    // Walked from the newest position: the ads active today are mostly the newest (at 1M, tiktok + active is 5 % of
+    // the ads, and a walk from the oldest read nearly every position before its 10,001st match: 21 ms). A count that
+    // stops at its bound stops sooner; one under its bound visits the same positions either way.
     let n = 0;
     if (postings) {
       const list = postings.positions;
-      for (let i = 0; i < list.length; i++) {
+      for (let i = list.length - 1; i >= 0; i--) {
         const p = at(list, i);
         if ((!inWords || inWords(p)) && matches(p) && ++n >= bound) return n;
       }
     } else if (bits) {
-      for (let w = 0; w < bits.length; w++) {
+      for (let w = bits.length - 1; w >= 0; w--) {
         let word = at(bits, w);
         while (word !== 0) {
-          const bit = 31 - Math.clz32(word & -word);
+          const bit = 31 - Math.clz32(word);
           word = (word ^ (1 << bit)) >>> 0;
           if (matches(w * 32 + bit) && ++n >= bound) return n;
         }
@@ -367,7 +413,7 @@ export class ColumnarAds {
         if (p >= 0 && matches(p) && ++n >= bound) return n;
       }
     } else {
-      for (let p = 0, end = this.end(f.to); p < end; p++) if (matches(p) && ++n >= bound) return n;
+      for (let p = this.end(f.to) - 1; p >= 0; p--) if (matches(p) && ++n >= bound) return n;
     }
     return n;
   }
@@ -411,6 +457,7 @@ export class ColumnarAds {
       ['host', this.byHost],
       ['pairs', this.pairCounts],
       ['last', this.lastSorted],
+      ...MOVING_SORTS.map((sort): [string, Once<unknown>] => [`order:${sort}`, this.sortOrders[sort]]),
     ]);
   }
 
@@ -442,8 +489,10 @@ export class ColumnarAds {
     if (!f) return { positions: [], hasMore: false };
     const postings = this.shortestPostings(f);
     // Walk the shortest source: a posting list (checking the word bits when there are some) or the word bits.
-    const walkBits = bits !== null && (!postings || popcount(bits) < postings.positions.length);
-    const inWords = bits && !walkBits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : null;
+    const words = bits ? popcount(bits) : null;
+    const walkBits = words !== null && (!postings || words < postings.positions.length);
+    const inBits = bits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : null;
+    const inWords = walkBits ? null : inBits;
     const driver = walkBits ? null : (postings?.driver ?? null);
     const filterMatches = this.matcher(f, driver);
     const matches = inWords ? (p: number) => inWords(p) && filterMatches(p) : filterMatches;
@@ -451,6 +500,12 @@ export class ColumnarAds {
     const afterValue = after === undefined ? 0 : typeof after.value === 'string' ? dayNumber(after.value) : after.value;
 
     const k = limit + 1;
+    const source = Math.min(this.end(f.to), (walkBits ? words : postings?.positions.length) ?? Infinity, candidates?.length ?? Infinity);
+    if (isMovingSort(sort) && this.walkOf(f, sort, limit, words ?? candidates?.length ?? null) < source) {
+      const inCandidates = candidates ? this.membership(candidates) : null;
+      const every = this.matcher(f, null);
+      return this.walk(sort, order === 'desc', k, after && { value: afterValue, idRank: after.idRank }, (p) => (!inBits || inBits(p)) && (!inCandidates || inCandidates(p)) && every(p));
+    }
     const best: { p: number; v: number; r: number }[] = [];
     // a precedes b in the requested order
     const precedes = (va: number, ra: number, vb: number, rb: number) => sign * (va - vb) < 0 || (va === vb && sign * (ra - rb) < 0);
@@ -528,6 +583,18 @@ export class ColumnarAds {
       }
     }
     return { positions: best.slice(0, limit).map((b) => b.p), hasMore: best.length > limit };
+  }
+
+  /** The next page in a moving sort's order, strictly after `after`: up to k - 1 matching positions, and whether a k-th follows. */
+  private walk(sort: MovingSort, descending: boolean, k: number, after: { value: number; idRank: number } | undefined, matches: (p: number) => boolean) {
+    const byValue = this.sortOrders[sort]();
+    const found: number[] = [];
+    const step = descending ? -1 : 1;
+    for (let i = walkStart(byValue, this.cols, sort, descending, after); i >= 0 && i < byValue.length && found.length < k; i += step) {
+      const p = at(byValue, i);
+      if (matches(p)) found.push(p);
+    }
+    return { positions: found.slice(0, k - 1), hasMore: found.length === k };
   }
 }
 
@@ -649,6 +716,8 @@ export interface ColumnIndexes {
   host: Grouped | null;
   pairs: Int32Array;
   last: Int32Array;
+  /** Built ones only when partial (a tail batch patches the ones its previous version had). */
+  orders: Partial<SortOrders>;
 }
 
 /**

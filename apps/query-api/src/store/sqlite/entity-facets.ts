@@ -12,7 +12,7 @@ import type {
   Webmaster,
   WebmasterRow,
 } from '@adintel/contracts';
-import type { CatalogData } from '../ad-store.port';
+import type { AdRecord, CatalogData } from '../ad-store.port';
 
 /**
  * Entity records as sums. Every ad adds one to a set of counters ("facets") of each entity it belongs to: its
@@ -61,6 +61,31 @@ export interface FacetSource {
   countries: string[];
   categories: string[];
   languages: string[];
+}
+
+/** An ad record as the entity counters read it (the same values facetSourceOf reads back from its rows). */
+export function facetSourceOfRecord(ad: AdRecord): FacetSource {
+  return {
+    id: ad.id,
+    platform: ad.platform_name,
+    advertiser_id: ad.advertiser_id,
+    advertiser_name: ad.advertiser_name,
+    advertiser_account: ad.advertiser_account_id,
+    webmaster_id: ad.webmaster_id,
+    webmaster_name: ad.webmaster_name,
+    app_id: ad.app_id,
+    app_doc: ad.app ? JSON.stringify(ad.app) : null,
+    creative_id: ad.creative_id,
+    creative_format: ad.creative_format,
+    status: ad.status_today,
+    first_seen: ad.first_seen_date,
+    last_seen: ad.last_seen_date,
+    registrable: ad.registrable_domain,
+    host: ad.landing_domain,
+    countries: [...new Set(ad.countries)],
+    categories: [...new Set(ad.categories)],
+    languages: [...new Set(ad.languages)],
+  };
 }
 
 /** Adds `n` to the counter of `key` in `facet` of one entity. */
@@ -200,6 +225,8 @@ export interface Facets {
   /** The smallest and largest key of a facet (dates), null when it has none. */
   min(facet: string): string | null;
   max(facet: string): string | null;
+  /** The `limit` keys with the most ads, ranked (ranked()): a record's head of a long list (SHOWN_HEADS). */
+  top(facet: string, limit: number): [string, number][];
 }
 
 /** Sorted by count desc, key asc. */
@@ -207,8 +234,31 @@ export function ranked(entries: Iterable<[string, number]>, limit = Infinity): [
   return [...entries].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, limit);
 }
 
+/** How many keys of a ranked facet a record shows, and the keys as its full record lists them. */
+export interface ShownHead {
+  limit: number;
+  keys(full: unknown): readonly string[];
+}
+const head = <R>(limit: number, keys: (full: R) => readonly string[]): ShownHead => ({ limit, keys: (full) => keys(full as R) });
+
+/**
+ * The long lists a record shows only the head of (a webmaster's top 20 of thousands of domains). A batch that only adds
+ * to such a facet changes its head only by the keys it added to: EntityRecords ranks those with the head the stored
+ * record shows, instead of reading every key.
+ */
+export const SHOWN_HEADS = {
+  advertiser: { domain: head<Advertiser>(20, (r) => r.landing_domains) },
+  webmaster: { domain: head<Webmaster>(20, (r) => r.landing_domains) },
+  domain: { host: head<Domain>(50, (r) => r.subdomains.map((s) => s.host)), advertiser: head<Domain>(10, (r) => r.top_advertisers.map((a) => a.id)) },
+  app: { advertiser: head<App>(20, (r) => r.advertiser_list.map((a) => a.id)) },
+} satisfies { [K in EntityKind]?: Record<string, ShownHead> };
+
+/** The shown head of `facet` of a kind's records, if its records show one. */
+export const shownHead = (kind: FacetKind, facet: string): ShownHead | undefined =>
+  (SHOWN_HEADS as { [K in FacetKind]?: Partial<Record<string, ShownHead>> })[kind]?.[facet];
+
 /** The key most ads carry (ties: the smallest): the name of an entity whose ads disagree. */
-const mostCommon = (f: Facets, facet: string) => ranked(f.entries(facet), 1)[0]?.[0] ?? '';
+const mostCommon = (f: Facets, facet: string) => f.top(facet, 1)[0]?.[0] ?? '';
 const keysSorted = (f: Facets, facet: string) => f.entries(facet).map(([k]) => k).sort();
 
 function countryVolumes(f: Facets, total: number): CountryVolume[] {
@@ -249,7 +299,7 @@ export function renderEntity(kind: EntityKind, id: string, f: Facets, nameOf: Na
         webmasters: f.scalar(distinctFacet('webmaster')),
         countries: countryVolumes(f, ads),
         categories: ranked(f.entries('category')).map(([k]) => k),
-        landing_domains: ranked(f.entries('domain'), 20).map(([k]) => k),
+        landing_domains: f.top('domain', SHOWN_HEADS.advertiser.domain.limit).map(([k]) => k),
         first_seen_date: first,
         last_seen_date: last,
       };
@@ -272,7 +322,7 @@ export function renderEntity(kind: EntityKind, id: string, f: Facets, nameOf: Na
       const full: Webmaster = {
         ...row,
         categories: ranked(f.entries('category')).map(([category, n]) => ({ category, ads: n, share: n / ads })),
-        landing_domains: ranked(f.entries('domain'), 20).map(([k]) => k),
+        landing_domains: f.top('domain', SHOWN_HEADS.webmaster.domain.limit).map(([k]) => k),
       };
       return { adsTotal: ads, row, full, names: [name] };
     }
@@ -294,9 +344,9 @@ export function renderEntity(kind: EntityKind, id: string, f: Facets, nameOf: Na
       const row: DomainRow = { domain: id, ads_total: ads, active_ads: active, advertisers: f.scalar(distinctFacet('advertiser')) };
       const full: Domain = {
         ...row,
-        subdomains: ranked(f.entries('host'), 50).map(([host, n]) => ({ host, ads: n })),
+        subdomains: f.top('host', SHOWN_HEADS.domain.host.limit).map(([host, n]) => ({ host, ads: n })),
         countries: countryVolumes(f, ads),
-        top_advertisers: ranked(f.entries('advertiser'), 10).map(([aid, n]) => ({ id: aid, name: nameOf('advertiser', aid), ads: n })),
+        top_advertisers: f.top('advertiser', SHOWN_HEADS.domain.advertiser.limit).map(([aid, n]) => ({ id: aid, name: nameOf('advertiser', aid), ads: n })),
       };
       return { adsTotal: ads, row, full, names: [id] };
     }
@@ -305,7 +355,7 @@ export function renderEntity(kind: EntityKind, id: string, f: Facets, nameOf: Na
       const row: AppRow = { ...info, id, ads_total: ads, advertisers: f.scalar(distinctFacet('advertiser')) };
       const full: App = {
         ...row,
-        advertiser_list: ranked(f.entries('advertiser'), 20).map(([aid, n]) => ({ id: aid, name: nameOf('advertiser', aid), ads: n })),
+        advertiser_list: f.top('advertiser', SHOWN_HEADS.app.advertiser.limit).map(([aid, n]) => ({ id: aid, name: nameOf('advertiser', aid), ads: n })),
         countries: countryVolumes(f, ads),
       };
       return { adsTotal: ads, row, full, names: [info.name, info.bundle_id] };
@@ -463,14 +513,16 @@ interface FacetCounts {
 
 function memoryFacets(facets: Map<string, FacetCounts>): Facets {
   const keysOf = (facet: string) => [...(facets.get(facet)?.keys.keys() ?? [])];
+  const entries = (facet: string) => [...(facets.get(facet)?.keys ?? [])].map(([key, counter]): [string, number] => [key, counter.n]);
   return {
-    entries: (facet) => [...(facets.get(facet)?.keys ?? [])].map(([key, counter]) => [key, counter.n]),
+    entries,
     scalar: (name) => {
       if (name.startsWith('#') && DISTINCT_FACETS.has(name.slice(1))) return facets.get(name.slice(1))?.keys.size ?? 0;
       return facets.get(name)?.keys.get(SCALAR)?.n ?? 0;
     },
     min: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k < m ? k : m), null),
     max: (facet) => keysOf(facet).reduce<string | null>((m, k) => (m === null || k > m ? k : m), null),
+    top: (facet, limit) => ranked(entries(facet), limit),
   };
 }
 
@@ -493,15 +545,15 @@ class FewCounts {
 }
 
 /**
- * One creative's counters in a full load, adds only: a few fields instead of a map per facet (a load has a creative
- * for every three ads or so, and maps per creative were most of its memory). Read as the same Facets as FacetTotals'.
+ * An entity's counters in a full load, adds only: what every ad adds to (`#ads`, `#active`) and the dates' extremes
+ * are fields, not a map's keys (they were about half of a load's calls); the other facets' keys are the subclass's.
+ * Read as the same Facets as FacetTotals'.
  */
-class CreativeCounts implements Facets {
-  private ads = 0;
-  private active = 0;
+abstract class LoadCounts implements Facets {
+  protected ads = 0;
+  protected active = 0;
   private first: string | null = null;
   private last: string | null = null;
-  private readonly facets = new Map<string, FewCounts>();
 
   readonly add: AddToEntity = (facet, key, n) => {
     if (n < 0) throw new Error('a full load only adds');
@@ -509,21 +561,20 @@ class CreativeCounts implements Facets {
     else if (facet === '#active') this.active += n;
     else if (facet === 'first') this.first = this.first === null || key < this.first ? key : this.first;
     else if (facet === 'last') this.last = this.last === null || key > this.last ? key : this.last;
-    else {
-      let counts = this.facets.get(facet);
-      if (!counts) this.facets.set(facet, (counts = new FewCounts()));
-      counts.add(key, n);
-    }
+    else this.addKey(facet, key, n);
   };
 
-  entries(facet: string): [string, number][] {
-    return this.facets.get(facet)?.entries() ?? [];
-  }
+  protected abstract addKey(facet: string, key: string, n: number): void;
+
+  /** How many keys a facet has (a distinct-count scalar). */
+  protected abstract keyCount(facet: string): number;
+
+  abstract entries(facet: string): [string, number][];
 
   scalar(name: string): number {
     if (name === '#ads') return this.ads;
     if (name === '#active') return this.active;
-    return name.startsWith('#') && DISTINCT_FACETS.has(name.slice(1)) ? (this.facets.get(name.slice(1))?.keys.length ?? 0) : 0;
+    return name.startsWith('#') && DISTINCT_FACETS.has(name.slice(1)) ? this.keyCount(name.slice(1)) : 0;
   }
 
   min(facet: string): string | null {
@@ -533,26 +584,137 @@ class CreativeCounts implements Facets {
   max(facet: string): string | null {
     return facet === 'last' ? this.last : null;
   }
+
+  top(facet: string, limit: number): [string, number][] {
+    return ranked(this.entries(facet), limit);
+  }
 }
 
 /**
- * The counters of a full load (adds only): the stored kinds in FacetTotals, creatives (never stored: STORED_KINDS) in
+ * One creative's counters in a full load: a few arrays instead of a map per facet (a load has a creative for every
+ * three ads or so, and maps per creative were most of its memory).
+ */
+class CreativeCounts extends LoadCounts {
+  private readonly facets = new Map<string, FewCounts>();
+
+  protected addKey(facet: string, key: string, n: number): void {
+    let counts = this.facets.get(facet);
+    if (!counts) this.facets.set(facet, (counts = new FewCounts()));
+    counts.add(key, n);
+  }
+
+  protected keyCount(facet: string): number {
+    return this.facets.get(facet)?.keys.length ?? 0;
+  }
+
+  entries(facet: string): [string, number][] {
+    return this.facets.get(facet)?.entries() ?? [];
+  }
+}
+
+/** The counters of one key set (a facet of an entity) in a full load: adds only, so none is ever 0. */
+interface LoadKeys {
+  keys: Map<string, { n: number }>;
+  lastKey: string | null;
+  last: { n: number } | null;
+}
+
+/**
+ * One stored entity's counters in a full load: a map of key counts per facet. Gives its counters as FacetTotals'
+ * (extremesOnly) would, which it replaces in a load.
+ */
+class EntityCounts extends LoadCounts {
+  readonly facets = new Map<string, LoadKeys>();
+
+  protected addKey(facet: string, key: string, n: number): void {
+    let counts = this.facets.get(facet);
+    if (!counts) this.facets.set(facet, (counts = { keys: new Map(), lastKey: null, last: null }));
+    // Most facets repeat their key from ad to ad of an entity (its name, its platform): then no map is looked up.
+    let counter = counts.lastKey === key ? counts.last : counts.keys.get(key);
+    if (!counter) counts.keys.set(key, (counter = { n: 0 }));
+    counter.n += n;
+    counts.lastKey = key;
+    counts.last = counter;
+  }
+
+  protected keyCount(facet: string): number {
+    return this.facets.get(facet)?.keys.size ?? 0;
+  }
+
+  entries(facet: string): [string, number][] {
+    return [...(this.facets.get(facet)?.keys ?? [])].map(([key, counter]) => [key, counter.n]);
+  }
+
+  /**
+   * Its stored counters (dates aside) in (facet, key) order, with the distinct-count scalars, as FacetTotals'
+   * eachCounter(true) gives them: `#ads` always, `#active` when some ad is active, a scalar's key ''.
+   */
+  eachCounter(fn: (facet: string, key: string, n: number) => void): void {
+    const names: string[] = ['#ads'];
+    if (this.active > 0) names.push('#active');
+    for (const [facet, counts] of this.facets) {
+      names.push(facet);
+      if (DISTINCT_FACETS.has(facet) && counts.keys.size) names.push(distinctFacet(facet));
+    }
+    for (const facet of names.sort()) {
+      if (facet === '#ads') fn(facet, SCALAR, this.ads);
+      else if (facet === '#active') fn(facet, SCALAR, this.active);
+      else {
+        const counts = this.facets.get(facet);
+        if (!counts) {
+          fn(facet, SCALAR, this.facets.get(facet.slice(1))?.keys.size ?? 0);
+          continue;
+        }
+        const keys = [...counts.keys.keys()];
+        if (keys.length > 1) keys.sort();
+        for (const key of keys) fn(facet, key, counts.keys.get(key)?.n ?? 0);
+      }
+    }
+  }
+}
+
+/**
+ * The counters of a full load (adds only): the stored kinds in EntityCounts, creatives (never stored: STORED_KINDS) in
  * CreativeCounts.
  */
 export class LoadTotals implements FacetSink {
-  readonly stored = new FacetTotals(true);
+  /** kind -> id -> counters, the kinds in the order they came. */
+  private readonly stored = new Map<FacetKind, Map<string, EntityCounts>>();
   private readonly creatives = new Map<string, CreativeCounts>();
 
   entity(kind: FacetKind, id: string): AddToEntity {
-    if (kind !== 'creative') return this.stored.entity(kind, id);
-    let counts = this.creatives.get(id);
-    if (!counts) this.creatives.set(id, (counts = new CreativeCounts()));
+    if (kind === 'creative') {
+      let counts = this.creatives.get(id);
+      if (!counts) this.creatives.set(id, (counts = new CreativeCounts()));
+      return counts.add;
+    }
+    let ids = this.stored.get(kind);
+    if (!ids) this.stored.set(kind, (ids = new Map()));
+    let counts = ids.get(id);
+    if (!counts) ids.set(id, (counts = new EntityCounts()));
     return counts.add;
   }
 
   /** Every entity, as (kind, id, its counters). */
   *entities(): Generator<[FacetKind, string, Facets]> {
-    yield* this.stored.entities();
+    for (const [kind, ids] of this.stored) for (const [id, counts] of ids) yield [kind, id, counts];
     for (const [id, counts] of this.creatives) yield ['creative', id, counts];
+  }
+
+  /** The entities of one kind, as (id, its counters). */
+  ofKind(kind: FacetKind): Iterable<[string, Facets]> {
+    return kind === 'creative' ? this.creatives : (this.stored.get(kind) ?? []);
+  }
+
+  /**
+   * Every stored counter (STORED_KINDS, dates aside) with the distinct-count scalars, in (kind, id, facet, key) order
+   * (the facet table's key: appending is cheap): what FacetTotals' eachCounter(true) gives for the same ads. Strings
+   * sort by UTF-16 code units here, as `<` compares them.
+   */
+  eachCounter(fn: (kind: FacetKind, id: string, facet: string, key: string, n: number) => void): void {
+    for (const kind of [...this.stored.keys()].filter((k) => STORED_KINDS.has(k)).sort()) {
+      const ids = this.stored.get(kind) ?? new Map<string, EntityCounts>();
+      for (const id of [...ids.keys()].sort()) ids.get(id)?.eachCounter((facet, key, n) => fn(kind, id, facet, key, n));
+    }
   }
 }

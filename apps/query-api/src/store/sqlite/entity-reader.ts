@@ -14,6 +14,7 @@ import type { ActivityDayData, CatalogData, CreativeHash, CreativeRecord, DateRa
 import type { RecordMedia } from '../record-media';
 import { dayNumber, isoDate } from '../text';
 import type { GenerationCache } from './generation-cache';
+import type { ColumnsState } from './live-columns';
 
 type EntityKind = 'advertiser' | 'webmaster' | 'creative' | 'domain' | 'app';
 
@@ -28,6 +29,7 @@ export class EntityReader {
   constructor(
     private readonly db: DatabaseSync,
     private readonly cache: GenerationCache,
+    private readonly live: { current(): ColumnsState | null },
   ) {}
 
   searchAdvertisers(query: NameQuery): AdvertiserMatch[] {
@@ -38,6 +40,11 @@ export class EntityReader {
     return this.entity<Advertiser>('advertiser', id, 'full_doc');
   }
 
+  /**
+   * Per day of the range, the advertiser's new and active ads: from its posting list in the columns (first and last
+   * seen days per position), or, where the columns do not know it, from its rows. No SQL index holds the last seen days
+   * (a re-sighting would move an entry of it: decisions/0019).
+   */
   advertiserActivity(id: string, range: DateRange): ActivityDayData[] | null {
     if (!this.entity('advertiser', id, 'row_doc')) return null;
     const from = dayNumber(range.from);
@@ -45,15 +52,22 @@ export class EntityReader {
     const days = to - from + 1;
     const diff = new Int32Array(days + 1);
     const fresh = new Int32Array(days);
-    const ads = this.db
-      .prepare('SELECT first_seen, last_seen FROM ads WHERE advertiser_id = ? AND first_seen <= ? AND last_seen >= ?')
-      .all(id, range.to, range.from) as { first_seen: string; last_seen: string }[];
-    for (const ad of ads) {
-      const f = dayNumber(ad.first_seen);
-      const l = dayNumber(ad.last_seen);
+    const count = (f: number, l: number) => {
+      if (f > to || l < from) return;
       diff[Math.max(f, from) - from] = (diff[Math.max(f, from) - from] ?? 0) + 1;
       diff[Math.min(l, to) - from + 1] = (diff[Math.min(l, to) - from + 1] ?? 0) - 1;
       if (f >= from) fresh[f - from] = (fresh[f - from] ?? 0) + 1;
+    };
+    const columnar = this.live.current()?.columnar;
+    const positions = columnar?.advertiserPositions(id);
+    if (columnar && positions) {
+      const { first, last } = columnar.cols;
+      for (const p of positions) count(first[p] ?? 0, last[p] ?? 0);
+    } else {
+      const ads = this.db
+        .prepare('SELECT first_seen, last_seen FROM ads WHERE advertiser_id = ? AND first_seen <= ? AND last_seen >= ?')
+        .all(id, range.to, range.from) as { first_seen: string; last_seen: string }[];
+      for (const ad of ads) count(dayNumber(ad.first_seen), dayNumber(ad.last_seen));
     }
     const out: ActivityDayData[] = [];
     let active = 0;

@@ -18,6 +18,8 @@ import {
   renderCatalog,
   renderEntity,
   type RenderedEntity,
+  ranked,
+  shownHead,
 } from './entity-facets';
 
 /** Rendered in this order: domain and app records name their advertisers, so advertisers come first. */
@@ -37,29 +39,26 @@ export class EntityRecords {
     this.upserts = new FacetUpserts(db, this.s.deleteFacet);
   }
 
-  /** A full load: every counter, every record, the name index and the catalog, replacing what was there. */
-  writeAll(totals: LoadTotals, creativeTitles: Map<string, string>): Map<EntityKind, Map<string, RenderedEntity>> {
+  /**
+   * A full load: every counter, every record, the name index and the catalog, replacing what was there.
+   * `creativeTitle`: a creative's title (its ad with the lowest id: the port's rule).
+   */
+  writeAll(totals: LoadTotals, creativeTitle: (id: string) => string): Map<EntityKind, Map<string, RenderedEntity>> {
     this.db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
       DELETE FROM entities; DELETE FROM name_index; DELETE FROM entity_facets;`);
     const facets = new RowInserter(this.db, 'INSERT INTO entity_facets (kind, id, facet, key, n) VALUES', 5);
-    totals.stored.eachCounter(true, (kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
+    totals.eachCounter((kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
     facets.flush();
     const entities = new RowInserter(this.db, 'INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES', 5);
     const rendered = new Map<EntityKind, Map<string, RenderedEntity>>(ENTITY_KINDS.map((k) => [k, new Map()]));
-    const byKind = new Map<FacetKind, [string, Facets][]>();
-    for (const [kind, id, facets] of totals.entities()) {
-      const list = byKind.get(kind) ?? [];
-      list.push([id, facets]);
-      byKind.set(kind, list);
-    }
     const advertisers = rendered.get('advertiser') as Map<string, RenderedEntity>;
     const nameOf = (_kind: 'advertiser', id: string) => (advertisers.get(id)?.row as { name?: string } | undefined)?.name ?? id;
     // Collected, then inserted in key order: appending to the b-tree is far cheaper than random inserts.
     const names: [string, string, string][] = [];
     for (const kind of ENTITY_KINDS) {
       const done = rendered.get(kind) as Map<string, RenderedEntity>;
-      for (const [id, facets] of byKind.get(kind) ?? []) {
-        const entity = renderEntity(kind, id, facets, nameOf, () => creativeTitles.get(id) ?? '');
+      for (const [id, facets] of totals.ofKind(kind)) {
+        const entity = renderEntity(kind, id, facets, nameOf, () => creativeTitle(id));
         if (!entity) continue;
         done.set(id, entity);
         entities.add(kind, id, entity.adsTotal, JSON.stringify(entity.row), JSON.stringify(entity.full));
@@ -71,8 +70,7 @@ export class EntityRecords {
     const nameRows = new RowInserter(this.db, 'INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES', 3);
     for (const [kind, suffix, id] of names) nameRows.add(kind, suffix, id);
     nameRows.flush();
-    const store = byKind.get('store')?.[0]?.[1];
-    if (store) this.writeCatalog(store);
+    for (const [, store] of totals.ofKind('store')) this.writeCatalog(store);
     return rendered;
   }
 
@@ -105,9 +103,17 @@ export class EntityRecords {
     this.upserts.add([...distinct.values()].filter((d) => d.n !== 0));
 
     const rendered = new Map<EntityKind, Map<string, RenderedEntity | null>>();
+    // Asked only by domain and app records, rendered after every advertiser of the batch: a name read stays right for
+    // the rest of the batch, and the top advertisers of a batch's domains are mostly the same few.
+    const names = new Map<string, string>();
     const nameOf = (_kind: 'advertiser', id: string) => {
-      const row = this.s.entityRow.get('advertiser', id) as { doc: string } | undefined;
-      return row ? ((JSON.parse(row.doc) as { name: string }).name ?? id) : id;
+      let name = names.get(id);
+      if (name === undefined) {
+        const row = this.s.entityRow.get('advertiser', id) as { doc: string } | undefined;
+        name = row ? ((JSON.parse(row.doc) as { name: string }).name ?? id) : id;
+        names.set(id, name);
+      }
+      return name;
     };
     // Domain and app records show their advertisers' names: when a batch renames an advertiser (advertisers are
     // rendered first), every touched domain and app is rendered again, whatever moved.
@@ -131,7 +137,13 @@ export class EntityRecords {
         const entity: RenderedEntity | null =
           kind === 'creative'
             ? this.renderCreative(id)
-            : renderEntity(kind, id, this.facetsOf(kind, id, () => this.datesAfter(kind, id, stored && kind === 'advertiser' ? shownDates(stored) : null, changes)), nameOf, () => '');
+            : renderEntity(
+                kind,
+                id,
+                this.facetsOf(kind, id, () => this.datesAfter(kind, id, stored && kind === 'advertiser' ? shownDates(stored) : null, changes), stored && { stored, changes }),
+                nameOf,
+                () => '',
+              );
         done.set(id, entity);
         if (!entity) {
           this.s.deleteNames.run(kind, id);
@@ -257,16 +269,37 @@ export class EntityRecords {
    * The counters of one entity, read from the facet table; its first and last seen dates (the only min and max a
    * record shows) from `dates`, asked once and only when the record shows them. Date rows a store written before
    * decisions/0016 still holds are never read: live batches no longer keep them.
+   *
+   * With the entity's stored record and the batch's changes (`before`), the head of a long list (SHOWN_HEADS) is ranked
+   * from the keys the record shows and the keys the batch changed, not from every key, when the batch took nothing
+   * from a shown key: every other key ranked below the head before the batch and did not move, while the head's keys
+   * only gained, so none of them can rise into it. The stored record always shows the head of the counters as they are
+   * (rendered in full by a load, rendered again by every batch that changed the facet).
    */
-  private facetsOf(kind: FacetKind, id: string, dates: () => { first: string; last: string }): Facets {
+  private facetsOf(kind: FacetKind, id: string, dates: () => { first: string; last: string }, before?: { stored: StoredRecord; changes: FacetTotals }): Facets {
     const s = this.s;
     let known: { first: string; last: string } | null = null;
     const date = (facet: string, which: 'first' | 'last') => (facet === which ? (known ??= dates())[which] || null : null);
+    const counts = (rows: unknown[]) => (rows as { key: string; n: number }[]).map((r): [string, number] => [r.key, r.n]);
+    const entries = (facet: string) => counts(s.facetEntries.all(kind, id, facet));
+    let full: unknown;
     return {
-      entries: (facet) => (s.facetEntries.all(kind, id, facet) as { key: string; n: number }[]).map((r) => [r.key, r.n]),
+      entries,
       scalar: (name) => (s.facetValue.get(kind, id, name, '') as { n: number } | undefined)?.n ?? 0,
       min: (facet) => date(facet, 'first'),
       max: (facet) => date(facet, 'last'),
+      top: (facet, limit) => {
+        const head = before && shownHead(kind, facet);
+        if (before && head?.limit === limit) {
+          const shown = head.keys((full ??= JSON.parse(before.stored.full_doc)));
+          const changed = before.changes.entries(kind, id, facet);
+          if (!changed.some(([key, n]) => n < 0 && shown.includes(key))) {
+            const keys = JSON.stringify([...shown, ...changed.map(([key]) => key)]);
+            return ranked(counts(s.facetCounts.all(kind, id, facet, keys)), limit);
+          }
+        }
+        return ranked(entries(facet), limit);
+      },
     };
   }
 }
@@ -400,6 +433,8 @@ function prepare(db: DatabaseSync) {
     deleteFacet: st('DELETE FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key = ?'),
     facetEntries: st('SELECT key, n FROM entity_facets WHERE kind = ? AND id = ? AND facet = ?'),
     facetValue: st('SELECT n FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key = ?'),
+    // The counters of some keys of a facet (a JSON array of them): a ranked list's head and what a batch changed.
+    facetCounts: st('SELECT key, n FROM entity_facets WHERE kind = ? AND id = ? AND facet = ? AND key IN (SELECT value FROM json_each(?))'),
     // An advertiser's and the store's dates, from the ads, when arithmetic cannot tell them (datesAfter).
     advertiserFirst: st('SELECT min(first_seen) AS d FROM ads WHERE advertiser_id = ?'),
     advertiserHolds: st('SELECT 1 AS y FROM ads WHERE advertiser_id = ? AND last_seen = ? LIMIT 1'),

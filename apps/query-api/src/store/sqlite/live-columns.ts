@@ -4,6 +4,7 @@ import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
 import { at, type ColumnIndexes, ColumnarAds, type Grouped, lowerBound } from './columnar-search';
+import { MOVING_SORTS, patchOrder } from './sort-orders';
 import { type Alloc, localAlloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
 import { ADDED, REMOVED, UPDATED } from './schema';
@@ -464,6 +465,13 @@ export class LiveColumns {
           )
         : undefined,
     };
+    // The batch's values moved only at the updated positions and the tail's: each order has them merged in again.
+    indexes.orders = Object.fromEntries(
+      MOVING_SORTS.flatMap((sort) => {
+        const order = built.orders?.[sort];
+        return order ? [[sort, patchOrder(order, cols, next, sort, updatedAt, n0, this.alloc)]] : [];
+      }),
+    );
     if (built.host !== undefined) {
       // Grouped by host rank: new hosts open empty groups at their ranks first.
       const byRank = built.host && hosts?.rankOfOld ? relaidByRank(built.host, hosts.rankOfOld, hosts.order.length) : built.host;

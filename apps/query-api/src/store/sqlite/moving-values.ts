@@ -199,33 +199,20 @@ const MOVING: readonly { column: keyof MovingRow; value: (ad: AdRecord) => strin
 ];
 
 /**
- * Writes a row's moving values, setting only the columns whose value changed: SQLite rewrites an index entry of every
- * column a statement sets, changed or not (measured: an index on a column set to its own value dirties as many pages
- * as one whose value moves), so a re-sighting that leaves popularity alone spares `ads_by_popularity`. One statement
- * per set of changed columns, prepared on first use (at most 63).
+ * Writes a row's moving values when one of them changed. No index holds a moving value (decisions/0019), so setting
+ * all of them writes the same pages as setting the changed ones (before, an index entry of every column set was
+ * rewritten, changed or not, and a statement per set of changed columns spared them).
  */
 export class MovingUpdates {
-  private readonly statements = new Map<number, StatementSync>();
+  private readonly update: StatementSync;
 
-  constructor(private readonly db: DatabaseSync) {}
+  constructor(db: DatabaseSync) {
+    this.update = db.prepare(`UPDATE ads SET ${MOVING.map(({ column }) => `${column} = ?`).join(', ')} WHERE rid = ?`);
+  }
 
   /** Sets the record's moving values on the row `rid`, whose stored values are `row`. */
   run(rid: number, row: MovingRow, ad: AdRecord): void {
-    let mask = 0;
-    const values: (string | number)[] = [];
-    MOVING.forEach(({ column, value }, i) => {
-      const now = value(ad);
-      if (row[column] === now) return;
-      mask |= 1 << i;
-      values.push(now);
-    });
-    if (mask === 0) return;
-    let statement = this.statements.get(mask);
-    if (!statement) {
-      const set = MOVING.filter((_, i) => mask & (1 << i)).map(({ column }) => `${column} = ?`);
-      statement = this.db.prepare(`UPDATE ads SET ${set.join(', ')} WHERE rid = ?`);
-      this.statements.set(mask, statement);
-    }
-    statement.run(...values, rid);
+    if (MOVING.every(({ column, value }) => row[column] === value(ad))) return;
+    this.update.run(...MOVING.map(({ value }) => value(ad)), rid);
   }
 }

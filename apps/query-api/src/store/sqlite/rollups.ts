@@ -132,7 +132,8 @@ export function buildRollups(db: DatabaseSync, timings: Record<string, number> =
   db.exec('BEGIN');
   try {
     db.exec('DELETE FROM trend_columns; DELETE FROM live_changes;');
-    const rendered = new EntityRecords(db).writeAll(totals, new Map([...creativeTitles].map(([id, t]) => [id, t.title])));
+    // Looked up where it is kept (a load has a creative for every three ads or so: no second map of them).
+    const rendered = new EntityRecords(db).writeAll(totals, (id) => creativeTitles.get(id)?.title ?? '');
     lap('rollups.entities');
     columns.rename((kind, id) => rendered.get(kind)?.get(id));
     columns.rankIds(db.prepare('SELECT rid FROM ads ORDER BY id').iterate() as IterableIterator<{ rid: number }>);

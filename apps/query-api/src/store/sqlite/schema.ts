@@ -85,14 +85,16 @@ export const REMOVED = 0;
 export const ADDED = 1;
 export const UPDATED = 2;
 
+/**
+ * An advertiser's ads by first seen day: its searches' driver, its earliest day a seek. Not its last seen days (a
+ * re-sighting would move an entry: decisions/0019): its activity is counted on the columns.
+ */
+const ADVERTISER_INDEX = 'CREATE INDEX IF NOT EXISTS ads_by_advertiser ON ads (advertiser_id, first_seen);';
+
 /** Secondary indexes: created after a bulk load (faster than maintaining them row by row). */
 export const SECONDARY_INDEXES = `
 CREATE INDEX IF NOT EXISTS ads_by_date ON ads (first_seen, id);
-CREATE INDEX IF NOT EXISTS ads_by_days_active ON ads (days_active, id);
-CREATE INDEX IF NOT EXISTS ads_by_activity ON ads (activity_days, id);
-CREATE INDEX IF NOT EXISTS ads_by_popularity ON ads (popularity, id);
-CREATE INDEX IF NOT EXISTS ads_by_impressions ON ads (impressions, id);
-CREATE INDEX IF NOT EXISTS ads_by_advertiser ON ads (advertiser_id, first_seen, last_seen);
+${ADVERTISER_INDEX}
 CREATE INDEX IF NOT EXISTS ads_by_webmaster ON ads (webmaster_id);
 CREATE INDEX IF NOT EXISTS ads_by_app ON ads (app_id);
 CREATE INDEX IF NOT EXISTS ads_by_creative ON ads (creative_id, id);
@@ -100,6 +102,19 @@ CREATE INDEX IF NOT EXISTS ads_by_host ON ads (host_rev);
 CREATE INDEX IF NOT EXISTS ad_countries_by_value ON ad_countries (value, rid);
 CREATE INDEX IF NOT EXISTS ad_categories_by_value ON ad_categories (value, rid);
 `;
+
+/**
+ * Brings the indexes of a store written before decisions/0019 to this layout when a writer opens it: the sorts on
+ * values a sighting moves (days active, activity days, popularity, impressions) walk orders the columns keep
+ * (sort-orders.ts), so their indexes go, and `ads_by_advertiser` is built again without the last seen days. An index
+ * entry per moved value was most of the index pages a live batch wrote.
+ */
+export function migrateIndexes(db: DatabaseSync): void {
+  db.exec(`DROP INDEX IF EXISTS ads_by_days_active; DROP INDEX IF EXISTS ads_by_activity;
+    DROP INDEX IF EXISTS ads_by_popularity; DROP INDEX IF EXISTS ads_by_impressions;`);
+  const advertiser = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = 'ads_by_advertiser'").get() as { sql: string } | undefined;
+  if (advertiser?.sql.includes('last_seen')) db.exec(`DROP INDEX ads_by_advertiser; ${ADVERTISER_INDEX}`);
+}
 
 /** Indexes over the rollups: created after buildRollups() filled them. */
 export const ROLLUP_INDEXES = `

@@ -42,9 +42,9 @@ export class SqliteReader implements StoreReads {
     this.db = new DatabaseSync(file, { readOnly: true });
     applyPragmasForReading(this.db);
     this.cache = new GenerationCache(this.db);
-    this.entities = new EntityReader(this.db, this.cache);
     // One set of columns per reader: the feed checks its filters on the same columns the searches use.
     this.columns = new ReaderColumns(this.db, file, options.follow ?? true);
+    this.entities = new EntityReader(this.db, this.cache, this.columns);
     this.feed = new ChangeFeedReader(this.db, this.columns);
     this.ads = new AdReader(this.db, this.cache, this.entities, this.columns, options);
   }

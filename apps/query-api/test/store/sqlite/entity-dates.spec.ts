@@ -6,9 +6,9 @@ import { generateDemoAds } from '../../../src/ingest/demo-generator';
 import type { AdRecord } from '../../../src/store/ad-store.port';
 import { extremeAfter } from '../../../src/store/sqlite/entity-facets';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
-import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { addDays, dayNumber } from '../../../src/store/text';
 import { firstDifference } from '../live-sightings';
+import { liveBesideOffline } from './offline-load';
 
 /**
  * First and last seen dates without per-date counters (decisions/0016): a live batch moves an advertiser's, a
@@ -46,21 +46,7 @@ describe('entity dates after live batches', () => {
   const extreme = dated(held, addDays(oldest, -3), addDays(newest, 3));
   const firstLoad = base.map((ad) => (ad.id === held.id ? extreme : ad));
 
-  /** `firstLoad` loaded, then `batches` applied live, beside one offline load of `final`: both stores, opened. */
-  async function stores(name: string, load: AdRecord[], batches: AdRecord[][], final: AdRecord[]) {
-    const offlineFile = join(dir, `${name}-offline.sqlite`);
-    const offline = new SqliteWriter(offlineFile);
-    await offline.write(final);
-    await offline.finish();
-    await offline.close();
-    const file = join(dir, `${name}-live.sqlite`);
-    const writer = new SqliteWriter(file);
-    await writer.write(load);
-    await writer.finish();
-    for (const batch of batches) await writer.apply(batch);
-    await writer.close();
-    return { expected: new SqliteStore({ file: offlineFile, workers: 0 }), live: new SqliteStore({ file, workers: 0 }) };
-  }
+  const stores = (name: string, load: AdRecord[], batches: AdRecord[][], final: AdRecord[]) => liveBesideOffline(dir, name, load, batches, final);
 
   /** The dates the final ads give an advertiser, a creative and the catalog. */
   const datesOf = (ads: AdRecord[]) => ({

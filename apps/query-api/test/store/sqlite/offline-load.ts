@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import type { AdRecord } from '../../../src/store/ad-store.port';
-import type { RollupOptions } from '../../../src/store/sqlite/rollups';
+import { DEFAULT_ROLLUP_OPTIONS, type RollupOptions } from '../../../src/store/sqlite/rollups';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 
 /** Rollup options that give nearly every word a bitset, so the tests read the columns' word paths too. */
@@ -12,4 +14,17 @@ export async function offlineLoad(file: string, records: AdRecord[], options: Ro
   await writer.finish();
   await writer.close();
   return file;
+}
+
+/**
+ * Under `dir`, `load` loaded offline and `batches` applied to it live, beside one offline load of `final` (what the
+ * batches must end as): both stores, opened in-process (default rollup options).
+ */
+export async function liveBesideOffline(dir: string, name: string, load: AdRecord[], batches: AdRecord[][], final: AdRecord[]) {
+  const offlineFile = await offlineLoad(join(dir, `${name}-offline.sqlite`), final, DEFAULT_ROLLUP_OPTIONS);
+  const file = await offlineLoad(join(dir, `${name}-live.sqlite`), load, DEFAULT_ROLLUP_OPTIONS);
+  const writer = new SqliteWriter(file, DEFAULT_ROLLUP_OPTIONS);
+  for (const batch of batches) await writer.apply(batch);
+  await writer.close();
+  return { expected: new SqliteStore({ file: offlineFile, workers: 0 }), live: new SqliteStore({ file, workers: 0 }) };
 }
