@@ -6,17 +6,24 @@
 // task's start and duration; one per lane of tools/ci/test-lanes.mjs) after the log, it first lists the ten longest
 // Nx tasks with when each started, which shows what the run waited on. Failed suites and tests (jest's "FAIL" and
 // "●" lines, node --test's "✖" lines) are named last, just above the closing line: CI keeps only the end of a long log.
+// Under each jest test goes the first lines of what jest printed below its "●" line (the error), which that end
+// would not otherwise hold.
 import { existsSync, readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 
 const text = stripVTControlCharacters(readFileSync(process.argv[2], 'utf8'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const suites = [];
-const failures = new Set();
-for (const line of text.split('\n')) {
+/** Failed suite or test → the first lines of its error (jest tests only). */
+const failures = new Map();
+const lines = text.split('\n');
+for (const [index, line] of lines.entries()) {
   // A FAIL line as jest prints it first (project, then the path), not in its closing list (the path alone).
   const failed = line.match(/^(?:[\w-]+:\s+)?\s*(?:FAIL\s+\S+\s+(\S+\.[cm]?[jt]sx?)\b|● (.+›.+)|✖ (.+?)(?: \(\d+(?:\.\d+)?m?s\))?$)/);
-  if (failed && !/^failing tests:?$/.test(failed[3] ?? '')) failures.add((failed[1] ?? failed[2] ?? failed[3]).trim());
+  if (failed && !/^failing tests:?$/.test(failed[3] ?? '')) {
+    const name = (failed[1] ?? failed[2] ?? failed[3]).trim();
+    if (!failures.has(name)) failures.set(name, failed[2] ? errorAfter(index) : []);
+  }
   const suite = line.match(/(?:PASS|FAIL)\s+\S+\s+(\S+)\s+\((\d+(?:\.\d+)?) s\)/);
   if (suite) suites.push({ name: suite[1], seconds: Number(suite[2]) });
   const nodeRun = line.match(/^(?:([\w-]+):\s+)?ℹ duration_ms (\d+(?:\.\d+)?)/);
@@ -49,7 +56,22 @@ if (suites.length) {
 }
 if (failures.size) {
   console.log('failed:');
-  for (const name of [...failures].slice(0, 40)) console.log(`  ${name}`);
+  for (const [name, error] of [...failures].slice(0, 40)) {
+    console.log(`  ${name}`);
+    for (const errorLine of error) console.log(`      ${errorLine}`);
+  }
   if (failures.size > 40) console.log(`  ... and ${failures.size - 40} more`);
 }
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+
+/** Up to three non-blank lines after the "●" line at `index`, before the stack or the next test (Nx prefix dropped). */
+function errorAfter(index) {
+  const error = [];
+  for (const line of lines.slice(index + 1, index + 40)) {
+    // jest indents what it prints under a test; a line that starts at the margin starts with Nx's prefix.
+    const body = line.replace(/^[\w-]+:(?=\s)/, '').trim();
+    if (body.startsWith('● ') || body.startsWith('at ') || error.length === 3) break;
+    if (body) error.push(body.length > 160 ? `${body.slice(0, 157)}...` : body);
+  }
+  return error;
+}

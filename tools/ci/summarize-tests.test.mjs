@@ -82,3 +82,30 @@ test('names the failed suites and tests, jest and node --test, once each, just a
     'tests: 3 passed, 2 failed, 0 skipped',
   ]);
 });
+
+test("puts the first lines of a jest test's error under its name", () => {
+  const log = [
+    'query-api:   ● live › makes a new ad visible',
+    'query-api: ',
+    'query-api:     http://127.0.0.1:20000/readyz did not answer 200 within 30000 ms',
+    'query-api: ',
+    'query-api:       at waitUntilReady (libs/testing/src/app-process.ts:115:9)',
+    'query-api:   ● live › moves the ad',
+    '',
+    '    expect(received).toBe(expected) // Object.is equality',
+    '    Expected: 0',
+    '    Received: 1',
+    '    Error: never shown, three lines are enough',
+    'query-api: Tests:       2 failed, 2 total',
+  ].join('\n');
+  assert.deepEqual(summarize(log).split('\n').slice(-8).map((line) => line.trim()), [
+    'failed:',
+    'live › makes a new ad visible',
+    'http://127.0.0.1:20000/readyz did not answer 200 within 30000 ms',
+    'live › moves the ad',
+    'expect(received).toBe(expected) // Object.is equality',
+    'Expected: 0',
+    'Received: 1',
+    'tests: 0 passed, 2 failed, 0 skipped',
+  ]);
+});
