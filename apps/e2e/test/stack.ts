@@ -111,13 +111,6 @@ async function createRedisUsers(url: string): Promise<Record<AppName, string>> {
 export const STACK_START_TIMEOUT_MS = 600_000;
 
 /**
- * How long each app of a stack may take to answer its readiness probe: several processes start at once on 2 shared
- * cores beside the other test lanes (a gateway took over 30 s at load average 27). A hang-catcher, not a bound a test
- * asserts: startup time is measured by the npm-start test and the benchmarks.
- */
-const APP_READY_TIMEOUT_MS = 90_000;
-
-/**
  * The whole service as real processes: a private redis-server (its streams and keys are ours alone, so no
  * other suite's processes take our messages), query-api on a small seeded
  * SQLite store, metering, auth-server, mcp-gateway, and the front door that gives them one origin.
@@ -175,13 +168,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return { ...queryEnv, DATA_DIR: join(dataDir, `query-${i}`) };
     });
     const startMetering = async () => {
-      const metering = await startApp({ name: 'metering', env: meteringEnv, timeoutMs: APP_READY_TIMEOUT_MS });
+      const metering = await startApp({ name: 'metering', env: meteringEnv });
       cleanups.push(() => metering.stop());
       return metering;
     };
     const started = await Promise.allSettled([
-      ...queryReplicas.map((env) => startApp({ name: 'query-api', env, timeoutMs: APP_READY_TIMEOUT_MS })),
-      ...Array.from({ length: options.meteringReplicas ?? 1 }, () => startApp({ name: 'metering', env: meteringEnv, timeoutMs: APP_READY_TIMEOUT_MS })),
+      ...queryReplicas.map((env) => startApp({ name: 'query-api', env })),
+      ...Array.from({ length: options.meteringReplicas ?? 1 }, () => startApp({ name: 'metering', env: meteringEnv })),
     ]);
     for (const outcome of started) if (outcome.status === 'fulfilled') cleanups.push(() => outcome.value.stop());
     const processes = started.map((outcome) => {
@@ -198,7 +191,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       TRIALS_PER_NETWORK_PER_DAY: '1000',
       TRIALS_PER_HOUR: '1000',
     });
-    const authServer = await startApp({ name: 'auth-server', env: authEnv, timeoutMs: APP_READY_TIMEOUT_MS });
+    const authServer = await startApp({ name: 'auth-server', env: authEnv });
     cleanups.push(() => authServer.stop());
     const gatewayEnv = envOf('mcp-gateway', {
       AUTH_JWKS_URL: `${authServer.url}/oauth2/jwks`,
@@ -207,7 +200,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       RATE_LIMIT_PER_MINUTE: String(options.rateLimit?.perMinute ?? 6000),
       RATE_LIMIT_BURST: String(options.rateLimit?.burst ?? 1000),
     });
-    const gateway = await startApp({ name: 'mcp-gateway', readyPath: '/readyz', env: gatewayEnv, timeoutMs: APP_READY_TIMEOUT_MS });
+    const gateway = await startApp({ name: 'mcp-gateway', readyPath: '/readyz', env: gatewayEnv });
     cleanups.push(() => gateway.stop());
     const frontDoor = await startFrontDoor(frontPort, {
       'auth-server': authServer.url,
@@ -226,7 +219,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const restart = async (name: AppName, signal: NodeJS.Signals) => {
       const old = apps[name];
       await old.stop(signal);
-      const fresh = await startApp({ name, env: envs[name], port: old.port, readyPath: name === 'mcp-gateway' ? '/readyz' : undefined, timeoutMs: APP_READY_TIMEOUT_MS });
+      const fresh = await startApp({ name, env: envs[name], port: old.port, readyPath: name === 'mcp-gateway' ? '/readyz' : undefined });
       cleanups.push(() => fresh.stop());
       apps[name] = fresh;
       if (name === 'query-api') replicas.query[0] = fresh;

@@ -155,7 +155,7 @@ describe('seed and ingest stopped midway leave the previous store or none, and t
     await stopMidway(dir, seed, loadingHolds(dir, 4_000_000), 'SIGKILL');
     expect(cli(dir, seed).status).toBe(0);
     const redis = await startPrivateRedis();
-    const app = await startApp({ name: 'query-api', env: { DATA_DIR: dir, REDIS_URL: redis.url, QUERY_WORKERS: '1', LOG_LEVEL: 'warn' }, readyPath: '/readyz', timeoutMs: 90_000 });
+    const app = await startApp({ name: 'query-api', env: { DATA_DIR: dir, REDIS_URL: redis.url, QUERY_WORKERS: '1', LOG_LEVEL: 'warn' }, readyPath: '/readyz' });
     const client = new ServiceClient({ service: 'query', url: redis.url, timeoutMs: 10_000 });
     try {
       const page = await client.send(QueryMessages.searchAds, { limit: 1 });

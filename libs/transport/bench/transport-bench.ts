@@ -405,7 +405,7 @@ async function queryReplicas(url: string, workers: string) {
       stdio: 'ignore',
     });
     cpSync(join(dataDir, 'a'), join(dataDir, 'b'), { recursive: true });
-    replicas.push(await startApp({ name: 'query-api', env, readyPath: '/readyz', timeoutMs: 120_000 }));
+    replicas.push(await startApp({ name: 'query-api', env, readyPath: '/readyz' }));
     await throughput(client, '(warm-up)', IN_FLIGHTS[0] ?? 16, replicas, broker);
     const series: { inFlight: number; one: number; two: number }[] = [];
     for (const inFlight of IN_FLIGHTS) {
@@ -413,7 +413,7 @@ async function queryReplicas(url: string, workers: string) {
       const rates = { inFlight, one: 0, two: 0 };
       for (let round = 1; round <= 3; round++) {
         rates.one += (await throughput(client, `1 replica  (round ${round})`, inFlight, replicas, broker)).rate;
-        replicas.push(await startApp({ name: 'query-api', env: { ...env, DATA_DIR: join(dataDir, 'b') }, readyPath: '/readyz', timeoutMs: 120_000 }));
+        replicas.push(await startApp({ name: 'query-api', env: { ...env, DATA_DIR: join(dataDir, 'b') }, readyPath: '/readyz' }));
         await throughput(client, '(warm-up)', inFlight, replicas, broker, WARM_UP_SECONDS);
         rates.two += (await throughput(client, `2 replicas (round ${round})`, inFlight, replicas, broker)).rate;
         await (replicas.pop() as AppProcess).stop();

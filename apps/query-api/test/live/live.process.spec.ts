@@ -71,8 +71,8 @@ describe('live sightings through the stream', () => {
     producer = createRedis({ url: redis.url, name: 'test-producer' });
     app = await startQueryApi();
     client = new ServiceClient({ service: 'query', url: redis.url, timeoutMs: 10_000 });
-    // The seed renders its demo pictures (about 24 ms of CPU each): in a clean-clone CI run at load 30 this hook
-    // passed 180 s, and every test of the suite failed with it.
+    // A seed that renders its demo pictures (about 24 ms of CPU each), then query-api's readiness wait (up to 120 s):
+    // in CI runs at load 30 this hook, or the app's former 30 s wait, failed every test of the suite.
   }, 420_000);
 
   afterAll(async () => {
@@ -318,7 +318,8 @@ describe('two SQLite replicas, one group each', () => {
         await startApp({ name: 'query-api', env: { DATA_DIR: join(dataDir, dir), REDIS_URL: redis.url, QUERY_WORKERS: '0', LOG_LEVEL: 'warn' }, readyPath: '/readyz' }),
       );
     }
-  });
+    // A seed and two apps' readiness waits (up to 120 s each on a busy machine) in one hook.
+  }, 420_000);
 
   afterAll(async () => {
     for (const replica of replicas) await replica.stop();

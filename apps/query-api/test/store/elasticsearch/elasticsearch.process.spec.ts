@@ -76,8 +76,8 @@ describe('query-api on Elasticsearch sends only requests the specification and t
     const ingest = await cli(['ingest', file]);
     expect(ingest.stderr).toContain('rejected 0 rows');
     // Ready once the stand-in cluster, served from this (busy) test process, has answered its checks: in a CI run at
-    // load 30 that took more than the default 30 s, and every test of the suite failed with it.
-    app = await startApp({ name: 'query-api', env, readyPath: '/readyz', timeoutMs: 120_000 });
+    // load 30 that took more than 30 s (startApp's READY_TIMEOUT_MS allows 120 s).
+    app = await startApp({ name: 'query-api', env, readyPath: '/readyz' });
     client = new ServiceClient({ service: 'query', url: redis.url, timeoutMs: 10_000 });
   });
 
