@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -5,6 +6,14 @@ import { createLogger, NestPinoLogger, type Logger } from './logger';
 import { httpRequestLogging } from './http-request-logging';
 import { AppMetrics } from './metrics/app-metrics';
 import { GracefulShutdown } from './graceful-shutdown';
+
+/**
+ * How long an idle keep-alive connection stays open. Node's default (5 s) is shorter than the idle timeout of the
+ * proxies in front of the apps (ingress-nginx keeps upstream connections 60 s): a proxy, or an agent's client, that
+ * sends on a connection the app is closing at that moment gets a reset (seen as ECONNRESET in a test run), so the app
+ * keeps connections longer than they do. A shutdown still closes idle connections at once (GracefulShutdown).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface HttpAppOptions {
   readonly service: string;
@@ -27,6 +36,10 @@ export async function createHttpApp(
     bodyParser: true,
   });
   app.disable('x-powered-by');
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Counted from a request's first byte, also on a reused connection: kept above the idle time, as Node's docs advise.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   const shutdown = new GracefulShutdown(logger, options.shutdownTimeoutMs);
   shutdown.armSignals(app);
   app.use(shutdown.middleware);

@@ -40,11 +40,7 @@ describe('live sightings through the stream', () => {
     spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env, ...extraEnv }, encoding: 'utf8', input });
   const xadd = (line: string) => producer.xadd(STREAM, '*', 'line', line) as Promise<string>;
   const metric = async (name: string): Promise<number> => {
-    // `cli` blocks this process in spawnSync for seconds: the server may close the pooled keep-alive connection
-    // meanwhile, unnoticed until the next fetch on it fails with "other side closed"; by then the close has been read,
-    // so one retry goes out on a new connection.
-    const read = async () => (await fetch(`${app.url}/metrics`)).text();
-    const text = await read().catch(read);
+    const text = await (await fetch(`${app.url}/metrics`)).text();
     const row = text.split('\n').find((l) => l.startsWith(`${name} `));
     return row ? Number(row.slice(row.lastIndexOf(' ') + 1)) : 0;
   };
