@@ -5,18 +5,30 @@ import { createServer } from 'node:net';
 /**
  * A free TCP port on loopback (the dev-stack and deploy tests start servers on it), picked below the kernel's
  * ephemeral range: a port from that range (what listen(0) hands out) can be taken by any outgoing connection between
- * this check and the server's own listen, which a busy test run saw as EADDRINUSE.
+ * this check and the server's own listen, which a busy test run saw as EADDRINUSE. Never the same port twice in a
+ * process: a port picked now may be bound later, and meanwhile it is free to the next pick (libs/testing does the same).
  */
 export async function freePort() {
   const below = ephemeralLow();
   for (let attempt = 0; below !== undefined && attempt < 50; attempt += 1) {
     const port = below - 1 - Math.floor(Math.random() * Math.min(16_000, below - 1_025));
-    if (await bindable(port)) return port;
+    if (!handedOut.has(port) && (await bindable(port))) return handOut(port);
   }
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address();
+    await new Promise((resolve) => server.close(resolve));
+    if (!handedOut.has(port)) return handOut(port);
+  }
+  throw new Error('no free port on 127.0.0.1');
+}
+
+/** The ports freePort gave in this process. */
+const handedOut = new Set();
+
+function handOut(port) {
+  handedOut.add(port);
   return port;
 }
 

@@ -277,25 +277,28 @@ async function startRedis(cleanups: (() => Promise<unknown> | void)[], appendOnl
   }
 }
 
-/** The same front door `npm start` runs (tools/dev-stack), as its own process. */
+/**
+ * The same front door `npm start` runs (tools/dev-stack), as its own process; ready when it says it listens (asked
+ * over HTTP instead, another server on its port, such as a gateway, would answer for it).
+ */
 async function startFrontDoor(port: number, upstreams: Record<string, string>): Promise<ChildProcess> {
   const frontDoor = join(WORKSPACE_ROOT, 'tools/dev-stack/front-door.mjs');
   const script =
     `import { createFrontDoor } from ${JSON.stringify(frontDoor)};` +
-    `createFrontDoor(JSON.parse(process.env.UPSTREAMS)).listen(Number(process.env.PORT), '127.0.0.1');`;
+    `createFrontDoor(JSON.parse(process.env.UPSTREAMS)).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening'));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     env: { ...process.env, UPSTREAMS: JSON.stringify(upstreams), PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error('the front door exited');
-    const ok = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let timer: NodeJS.Timeout | undefined;
+  const listening = await new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), 10_000);
+    child.stdout?.once('data', () => resolve(true));
+    child.once('exit', () => resolve(false)); // EADDRINUSE: the port was taken after it was picked
+  }).finally(() => clearTimeout(timer));
+  if (listening) return child;
   child.kill('SIGKILL');
-  throw new Error('the front door did not answer');
+  throw new Error(`the front door did not listen on port ${port}`);
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

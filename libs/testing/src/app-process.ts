@@ -40,15 +40,29 @@ export const READY_TIMEOUT_MS = 120_000;
  * A free TCP port on loopback, picked below the kernel's ephemeral range: a port from that range (what listen(0)
  * hands out) can be taken by any outgoing connection between this check and the app's own listen, which a busy test
  * run saw as EADDRINUSE. tools/dev-stack/free-port.mjs picks the same way for the scripts' tests.
+ *
+ * Never the same port twice in a process: a port picked now may be bound much later (a stack's front door, after its
+ * apps are ready), and meanwhile it is free to the next pick; a CI run saw a stack's gateway given its front door's port.
  */
 export async function freePort(): Promise<number> {
   const below = ephemeralLow();
   for (let attempt = 0; below !== undefined && attempt < 50; attempt += 1) {
     const port = below - 1 - Math.floor(Math.random() * Math.min(16_000, below - 1_025));
-    if ((await listenOnce(port)) !== undefined) return port;
+    if (!handedOut.has(port) && (await listenOnce(port)) !== undefined) return handOut(port);
   }
-  const port = await listenOnce(0);
-  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = await listenOnce(0);
+    if (port === undefined) break;
+    if (!handedOut.has(port)) return handOut(port);
+  }
+  throw new Error('no free port on 127.0.0.1');
+}
+
+/** The ports freePort gave in this process. */
+const handedOut = new Set<number>();
+
+function handOut(port: number): number {
+  handedOut.add(port);
   return port;
 }
 
