@@ -64,13 +64,14 @@ if (failures.size) {
 }
 console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 
-/** Up to three non-blank lines after the "●" line at `index`, before the stack or the next test (Nx prefix dropped). */
+/** Up to three non-blank lines after the "●" line at `index`, before the source frame, the stack or the next test. */
 function errorAfter(index) {
   const error = [];
   for (const line of lines.slice(index + 1, index + 40)) {
     // jest indents what it prints under a test; a line that starts at the margin starts with Nx's prefix.
     const body = line.replace(/^[\w-]+:(?=\s)/, '').trim();
-    if (body.startsWith('● ') || body.startsWith('at ') || error.length === 3) break;
+    // The source frame jest prints after the message ("> 21 | ...", "   | ^") says less than the message.
+    if (body.startsWith('● ') || body.startsWith('at ') || /^(>\s*)?\d*\s*\|/.test(body) || error.length === 3) break;
     if (body) error.push(body.length > 160 ? `${body.slice(0, 157)}...` : body);
   }
   return error;

@@ -89,6 +89,8 @@ test("puts the first lines of a jest test's error under its name", () => {
     'query-api: ',
     'query-api:     http://127.0.0.1:20000/readyz did not answer 200 within 30000 ms',
     'query-api: ',
+    'query-api:       114 |   }',
+    'query-api:     > 115 |   throw new Error(message);',
     'query-api:       at waitUntilReady (libs/testing/src/app-process.ts:115:9)',
     'query-api:   ● live › moves the ad',
     '',
