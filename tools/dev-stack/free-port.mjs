@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -12,13 +11,11 @@ export async function freePort() {
   const below = ephemeralLow();
   for (let attempt = 0; below !== undefined && attempt < 50; attempt += 1) {
     const port = below - 1 - Math.floor(Math.random() * Math.min(16_000, below - 1_025));
-    if (!handedOut.has(port) && (await bindable(port))) return handOut(port);
+    if (!handedOut.has(port) && (await listenOnce(port)) !== undefined) return handOut(port);
   }
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const server = createServer().listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address();
-    await new Promise((resolve) => server.close(resolve));
+    const port = await listenOnce(0);
+    if (port === undefined) break;
     if (!handedOut.has(port)) return handOut(port);
   }
   throw new Error('no free port on 127.0.0.1');
@@ -42,10 +39,14 @@ function ephemeralLow() {
   }
 }
 
-function bindable(port) {
+/** Listens on `port` (0: any) and closes again: the port it had, or undefined when it was taken. */
+function listenOnce(port) {
   return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = server.address().port;
+      server.close(() => resolve(bound));
+    });
   });
 }

@@ -22,10 +22,8 @@ export interface StartAppOptions {
   readonly name: string;
   readonly env?: Record<string, string>;
   readonly port?: number;
-  /** Path that answers 200 when the app is ready. */
+  /** Path that answers 200 when the app is ready (within READY_TIMEOUT_MS). */
   readonly readyPath?: string;
-  /** How long the readiness probe may take; {@link READY_TIMEOUT_MS} unless set. */
-  readonly timeoutMs?: number;
 }
 
 /**
@@ -111,7 +109,7 @@ export async function startApp(options: StartAppOptions): Promise<AppProcess> {
   const url = `http://127.0.0.1:${port}`;
   const app: AppProcess = { name: options.name, url, port, pid, output, stop: (signal) => stop(child, exited, signal) };
   try {
-    await waitUntilReady(`${url}${options.readyPath ?? '/healthz'}`, options.timeoutMs ?? READY_TIMEOUT_MS, exited);
+    await waitUntilReady(`${url}${options.readyPath ?? '/healthz'}`, READY_TIMEOUT_MS, exited);
   } catch (error) {
     await app.stop('SIGKILL');
     throw new Error(`${options.name} did not become ready: ${(error as Error).message}\n${output.slice(-30).join('\n')}`, {
