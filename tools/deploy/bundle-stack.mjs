@@ -1,8 +1,9 @@
-// The production bundle as real processes: built with the Dockerfile's own script (build-bundle.mjs), its
-// node_modules filled with exactly the pruned lockfile's packages in a temporary directory outside this workspace
-// (so nothing else resolves), a private redis-server, the four apps with production settings (NODE_ENV=production,
-// the heap limits of the k8s manifests, keys and secrets given as the Secrets would), and the edge in front.
-// Used by bundle.test.mjs and memory.mjs.
+// The production bundle as real processes: built with the Dockerfile's own script (build-bundle.mjs) in a copy of the
+// workspace, as the image's build stage gets one (and so that its builds never rewrite the dist/ other tests run
+// from: workspace-copy.mjs); its node_modules filled with exactly the pruned lockfile's packages in a temporary
+// directory outside this workspace (so nothing else resolves), a private redis-server, the four apps with production
+// settings (NODE_ENV=production, the heap limits of the k8s manifests, keys and secrets given as the Secrets would),
+// and the edge in front. Used by bundle.test.mjs and memory.mjs.
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { APP_PORTS } from '../dev-stack/routes.mjs';
+import { copyWorkspace } from '../workspace-copy.mjs';
 import { BUNDLE_VIEWS_DIR } from './build-bundle.mjs';
 import { ROOT } from './manifests.mjs';
 import { answers, freePort, startProcess, startRedis } from './processes.mjs';
@@ -38,12 +40,14 @@ export async function startBundleStack({ ads = 2_000, extraEnv = {} } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'adintel-bundle-'));
   const bundle = join(work, 'bundle');
   const running = [];
+  const workspace = copyWorkspace('adintel-bundle-workspace-');
   const stop = async () => {
     for (const child of running.reverse()) await child.stop();
     rmSync(work, { recursive: true, force: true });
+    workspace.remove();
   };
   try {
-    run([join(ROOT, 'tools/deploy/build-bundle.mjs'), '--out', bundle, '--link-node-modules'], { cwd: ROOT });
+    run([join(workspace.root, 'tools/deploy/build-bundle.mjs'), '--out', bundle, '--link-node-modules'], { cwd: workspace.root, env: { ...process.env, ...workspace.env } });
     const redis = await startRedis();
     running.push(redis);
     const urls = {};

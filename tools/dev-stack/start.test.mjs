@@ -1,19 +1,23 @@
 // `npm start` as a person sees it: the real script, which builds and starts the four apps as processes on the
 // local Redis (database 6 here, so the test's streams and demo owner stay apart from a developer's stack).
+// It runs in a copy of the workspace (workspace-copy.mjs), as a fresh clone: its builds and its demo store are the
+// copy's, never the dist/ other tests run from or a developer's store.
 // The apps keep their fixed ports (3001-3004): this test fails if a stack already runs on this machine.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { copyWorkspace } from '../workspace-copy.mjs';
 import { APP_PORTS } from './routes.mjs';
 import { LOG_DIR, logFormatFrom, parseLogLine, readable } from './console.mjs';
 import { freePort } from './free-port.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const workspace = copyWorkspace('adintel-npm-start-');
+after(() => workspace.remove());
+const { root } = workspace;
 const APPS = Object.keys(APP_PORTS);
 const TOUR = 'Ad intelligence is up at';
 
@@ -27,7 +31,7 @@ async function runStart(env, { until = (stdout) => stdout.includes(TOUR), signal
   delete inherited.PUBLIC_BASE_URL; // derived from PUBLIC_PORT, as a newcomer has it
   const child = spawn(process.execPath, [join(root, 'tools/dev-stack/start.mjs')], {
     cwd: root,
-    env: { ...inherited, PUBLIC_PORT: String(port), REDIS_URL: 'redis://127.0.0.1:6379/6', ...env },
+    env: { ...inherited, ...workspace.env, PUBLIC_PORT: String(port), REDIS_URL: 'redis://127.0.0.1:6379/6', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // a process group of its own, as a terminal's foreground job is
   });
@@ -80,9 +84,8 @@ function storeCounts() {
   }
 }
 
-// A newcomer's first run stopped during the seed (Ctrl-C, then a kill), then started again. Runs where no demo store
-// exists yet (CI's fresh clone); a developer's machine that has one skips it, rather than lose the store.
-test('a first run stopped during its seed leaves no store; the next start says what it found and comes up with every ad', { skip: existsSync(STORE) && `${STORE} exists` }, async () => {
+// A newcomer's first run stopped during the seed (Ctrl-C, then a kill), then started again.
+test('a first run stopped during its seed leaves no store; the next start says what it found and comes up with every ad', async () => {
   const stops = [
     { signal: 'SIGINT', at: /^ {2}ingest: \d+ rows, \d+ %/m },
     { signal: 'SIGKILL', at: /^ {2}rows written: building indexes and rollups/m },
