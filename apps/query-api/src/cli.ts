@@ -4,7 +4,8 @@
  *                                    them, unless the store has data, with up to 4,000 demo pictures (whole families,
  *                                    most-run first), rendered before the seed ends (now) or by the picture workers after
  *   media-worker                     make the pictures queued by the live door and the seed (docs/media.md)
- *   ingest <file.ndjson> [--force]  load an NDJSON file (--force: empty the store first)
+ *   ingest <file.ndjson> [--force] [--render now|later]   load an NDJSON file (--force: empty the store first); its
+ *                                    demo pictures and fetched URLs made before it ends (now) or by the picture workers after
  *   (SQLite: both write a new file beside the store and switch to it when finished: store/store-file.ts)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
  *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S] [--new-share F] [--new-ids after|among]
@@ -67,6 +68,7 @@ async function main(): Promise<number> {
     },
   });
   const [command, fileArg] = positionals;
+  if (values.render !== undefined && values.render !== 'now' && values.render !== 'later') throw new Error('--render must be now or later');
   const count = values.count === undefined ? 100_000 : Number(values.count);
   if (!Number.isInteger(count) || count < 1) throw new Error('--count must be a positive integer');
   const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);
@@ -124,7 +126,6 @@ async function main(): Promise<number> {
       // budget (--pictures N | all): whole families of the most-run creatives first, counted as the file is written.
       const budget = values.pictures === 'all' ? null : values.pictures === undefined ? DEFAULT_PICTURES : Number(values.pictures);
       if (budget !== null && (!Number.isInteger(budget) || budget < 0)) throw new Error('--pictures must be a number of pictures or all');
-      if (values.render !== undefined && values.render !== 'now' && values.render !== 'later') throw new Error('--render must be now or later');
       const families = budget === null || budget === 0 ? null : new DemoPictureFamilies();
       const file = join(config.DATA_DIR, `demo-ads-${count}.ndjson`);
       const started = performance.now();
@@ -138,14 +139,7 @@ async function main(): Promise<number> {
       const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, null, pictures, null, later), onFinishing });
       out(formatSummary(summary));
       if (summary.written === 0) return 1;
-      // Queued before the switch: a seed stopped in between leaves jobs for pictures nobody reads (harmless; a new
-      // seed queues them again), never a switched store with pictures pending and no job to make them.
-      if (later?.size) {
-        const queue = PictureQueue.connect(live.url, live.stream);
-        const jobs = later.take();
-        await queue.enqueue(jobs).finally(() => queue.close());
-        out(`queued ${jobs.length} demo pictures for the picture workers (media-worker)`);
-      }
+      await queuePictures(later, live);
       await switchTo(load, writer);
       writer = null;
       return 0;
@@ -158,11 +152,14 @@ async function main(): Promise<number> {
     if (values.force) await writer.clear();
     // Media paths are relative to the NDJSON file's folder (the bundle; docs/media.md).
     const fetcher = createMediaFetcher(config);
-    const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file), undefined, fetcher), onFinishing }).finally(
+    // --render later: as the seed's; bundle files are read here either way (media-ingest.ts).
+    const later = values.render === 'later' ? new PictureBacklog(fetcher !== null) : null;
+    const summary = await ingestFile(file, writer, { progress: true, media: new MediaIngest(library, dirname(file), undefined, fetcher, later), onFinishing }).finally(
       () => fetcher?.close(),
     );
     out(formatSummary(summary));
     if (summary.rejected > 0 && summary.written === 0) return 1;
+    await queuePictures(later, live);
     await switchTo(load, writer);
     writer = null;
     return 0;
@@ -174,6 +171,19 @@ async function main(): Promise<number> {
 }
 
 const onFinishing = () => out('rows written: building indexes and rollups…');
+
+/**
+ * Hands a load's pictures left for later to the picture workers. Queued before the switch: a load stopped in between
+ * leaves jobs for pictures nobody reads (harmless; the next load queues them again), never a switched store with
+ * pictures pending and no job to make them.
+ */
+async function queuePictures(later: PictureBacklog | null, live: LiveSettings): Promise<void> {
+  if (!later?.size) return;
+  const queue = PictureQueue.connect(live.url, live.stream);
+  const jobs = later.take();
+  await queue.enqueue(jobs).finally(() => queue.close());
+  out(`queued ${jobs.length} pictures for the picture workers (media-worker)`);
+}
 
 /** Closes the writer and, for a SQLite load, puts the finished file in the store's place. */
 async function switchTo(load: StoreLoad | null, writer: AdStoreWriter): Promise<void> {
