@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,7 +13,11 @@ const summarize = (text, profiles = []) => {
     return join(dir, `lane-${i}.json`);
   });
   const args = [join(import.meta.dirname, 'summarize-tests.mjs'), join(dir, 'log'), ...files, join(dir, 'missing.json')];
-  return execFileSync(process.execPath, args, { encoding: 'utf8' }).trim();
+  try {
+    return execFileSync(process.execPath, args, { encoding: 'utf8' }).trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 };
 
 test('adds up jest and node test runner counts, colours and Nx prefixes included', () => {

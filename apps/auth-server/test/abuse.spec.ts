@@ -1,22 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import type { AppProcess } from '@adintel/testing';
-import { authServerEnv, basic, CONTRACT_REGISTRATION, deleteKeys, register, startAuthServer } from './e2e/support';
+import { authServerEnv, basic, CONTRACT_REGISTRATION, removeTestState, register, startAuthServer } from './e2e/support';
 
 const PARSER_INTERNALS = /Unexpected token|Unexpected end|SyntaxError|" is not valid JSON|position \d+|entity/i;
 
 /** An auth server process for the enclosing describe, with its Redis keys removed afterwards. */
 function authServerFor(extraEnv: Record<string, string>): () => AppProcess {
   let app: AppProcess | undefined;
-  let prefix = '';
+  let env: Awaited<ReturnType<typeof authServerEnv>> | undefined;
   beforeAll(async () => {
-    const env = await authServerEnv(extraEnv);
-    prefix = env.REDIS_KEY_PREFIX;
+    env = await authServerEnv(extraEnv);
     app = await startAuthServer(env);
   }, 60_000);
   afterAll(async () => {
     await app?.stop();
-    await deleteKeys(prefix);
+    if (env) await removeTestState(env);
   });
   return () => {
     if (!app) throw new Error('the auth server did not start');

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import type { AppProcess } from '@adintel/testing';
 import { ConfigError, loadConfig } from '@adintel/config';
 import { appConfigSchema } from '../src/config';
 import { checkAddress, checkClientIdUrl, publicClientProblem } from '../src/app/oidc/client-id-metadata-policy';
-import { authServerEnv, CookieJar, createOwner, decodeJwt, deleteKeys, form, hiddenCsrf, json, pkcePair, startAuthServer } from './e2e/support';
+import { authServerEnv, CookieJar, createOwner, decodeJwt, removeTestState, form, hiddenCsrf, json, pkcePair, startAuthServer } from './e2e/support';
 
 jest.setTimeout(90_000);
 
@@ -23,7 +23,7 @@ function issueTestCertificates() {
   const extensions = path('server.ext');
   execFileSync('sh', ['-c', `printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > ${extensions}`]);
   openssl('x509', '-req', '-in', path('server.csr'), '-CA', path('ca.pem'), '-CAkey', path('ca.key'), '-CAcreateserial', '-days', '2', '-out', path('server.pem'), '-extfile', extensions);
-  return { caFile: path('ca.pem'), key: readFileSync(path('server.key')), cert: readFileSync(path('server.pem')) };
+  return { dir, caFile: path('ca.pem'), key: readFileSync(path('server.key')), cert: readFileSync(path('server.pem')) };
 }
 
 interface DocumentServer {
@@ -146,7 +146,8 @@ describe('client_id metadata documents (built app, real Redis, a local HTTPS doc
   afterAll(async () => {
     await app?.stop();
     await docs?.close();
-    await deleteKeys(env.REDIS_KEY_PREFIX);
+    await removeTestState(env);
+    rmSync(tls.dir, { recursive: true, force: true });
   });
 
   const authorizeUrl = (clientId: string, challenge: string, redirectUri = REDIRECT_URI) =>
@@ -255,7 +256,7 @@ describe('client_id metadata documents (built app, real Redis, a local HTTPS doc
       expect(docs.requests).not.toContain('/dns.json');
     } finally {
       await production.stop();
-      await deleteKeys(productionEnv.REDIS_KEY_PREFIX);
+      await removeTestState(productionEnv);
     }
   });
 });

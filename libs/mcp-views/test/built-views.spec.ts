@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUILT_VIEWS_DIR, readBuiltViews, VIEW_NAMES, viewUri } from '../src';
@@ -17,7 +17,12 @@ describe('built views', () => {
   });
 
   it('says how to build the views when one is missing', () => {
-    expect(() => readBuiltViews(mkdtempSync(join(tmpdir(), 'no-views-')))).toThrow(/npx nx build mcp-views/);
+    const empty = mkdtempSync(join(tmpdir(), 'no-views-'));
+    try {
+      expect(() => readBuiltViews(empty)).toThrow(/npx nx build mcp-views/);
+    } finally {
+      rmSync(empty, { recursive: true });
+    }
   });
 
   it('gives every view a ui:// URI', () => {

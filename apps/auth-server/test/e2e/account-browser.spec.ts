@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { MeteringMessages } from '@adintel/contracts';
 import { startApp, type AppProcess } from '@adintel/testing';
 import { ServiceClient } from '@adintel/transport';
-import { authServerEnv, CONTRACT_REGISTRATION, createOwner, deleteKeys, pkcePair, register, startAuthServer, TEST_REDIS_URL } from './support';
+import { authServerEnv, CONTRACT_REGISTRATION, createOwner, removeTestState, pkcePair, register, startAuthServer, TEST_REDIS_URL } from './support';
 
 jest.setTimeout(120_000);
 
@@ -28,7 +28,7 @@ describe('owner pages in headless Chromium (auth-server + metering, real Redis)'
     await meteringClient?.close();
     await auth?.stop();
     await metering?.stop();
-    if (env) await deleteKeys(env.REDIS_KEY_PREFIX);
+    if (env) await removeTestState(env);
   });
 
   browserTest('signs an owner in (authorization flow and account page), attaches an agent, shows its usage, detaches it', async () => {

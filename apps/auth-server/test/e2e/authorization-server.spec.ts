@@ -6,7 +6,7 @@ import {
   CookieJar,
   createOwner,
   decodeJwt,
-  deleteKeys,
+  removeTestState,
   form,
   hiddenCsrf,
   json,
@@ -33,7 +33,7 @@ describe('auth-server (built app, real Redis)', () => {
 
   afterAll(async () => {
     await app?.stop();
-    await deleteKeys(env.REDIS_KEY_PREFIX);
+    await removeTestState(env);
   });
 
   const token = (clientId: string, secret: string, fields: Record<string, string | undefined>) =>

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, randomBytes, verify, type JsonWebKey } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -48,7 +48,13 @@ export async function createOwner(env: AuthServerEnv, email: string, password: s
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { owner_id: string; email: string; plan: string; created: boolean; metering: string };
 }
 
-export async function deleteKeys(prefix: string) {
+/** What a test's auth server leaves: its Redis keys (under its prefix) and its DATA_DIR. */
+export async function removeTestState(env: Pick<AuthServerEnv, 'REDIS_KEY_PREFIX' | 'DATA_DIR'>) {
+  await deleteKeys(env.REDIS_KEY_PREFIX);
+  rmSync(env.DATA_DIR, { recursive: true, force: true });
+}
+
+async function deleteKeys(prefix: string) {
   const redis = new Redis(TEST_REDIS_URL);
   try {
     let cursor = '0';

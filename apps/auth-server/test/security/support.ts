@@ -1,5 +1,5 @@
 import type { AppProcess } from '@adintel/testing';
-import { authServerEnv, deleteKeys, startAuthServer, type AuthServerEnv } from '../e2e/support';
+import { authServerEnv, removeTestState, startAuthServer, type AuthServerEnv } from '../e2e/support';
 
 /** An auth server process for the enclosing describe, with its Redis keys removed afterwards. */
 export function authServerFor(extraEnv: Record<string, string>): () => AppProcess & { env: AuthServerEnv } {
@@ -11,7 +11,7 @@ export function authServerFor(extraEnv: Record<string, string>): () => AppProces
   }, 60_000);
   afterAll(async () => {
     await app?.stop();
-    if (env) await deleteKeys(env.REDIS_KEY_PREFIX);
+    if (env) await removeTestState(env);
   });
   return () => {
     if (!app || !env) throw new Error('the auth server did not start');

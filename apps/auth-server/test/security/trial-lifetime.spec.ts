@@ -9,7 +9,7 @@ import {
   CONTRACT_REGISTRATION,
   CookieJar,
   createOwner,
-  deleteKeys,
+  removeTestState,
   form,
   hiddenCsrf,
   register,
@@ -64,7 +64,7 @@ describe('trial clients expire together with their trials, never after them', ()
     await meteringClient?.close();
     await auth?.stop();
     await metering?.stop();
-    if (env) await deleteKeys(env.REDIS_KEY_PREFIX);
+    if (env) await removeTestState(env);
     const transport = new Redis(TRANSPORT_URL);
     try {
       const streams = await transport.keys('transport:*'); // this suite's own database

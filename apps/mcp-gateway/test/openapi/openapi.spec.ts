@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,10 +30,13 @@ describe('OpenAPI document and docs page', () => {
 
   it('is a valid OpenAPI 3.1 document (checked by @seriousme/openapi-schema-validator)', async () => {
     // The validator is ESM-only and locates its schemas through import.meta: run its CLI with this Node.
-    const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+    const file = join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     const cli = join(WORKSPACE_ROOT, 'node_modules/@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
-    const { stdout } = await run(process.execPath, [cli, file]).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+    const { stdout } = await run(process.execPath, [cli, file])
+      .catch((error: { stdout: string }) => ({ stdout: error.stdout }))
+      .finally(() => rmSync(dir, { recursive: true, force: true }));
     expect(JSON.parse(stdout)).toMatchObject({ valid: true });
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe('1.0.0');

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateSigningJwk, KeyMaterialError, loadKeyMaterial } from '../../../src/app/keys/key-material';
@@ -16,6 +16,7 @@ describe('loadKeyMaterial', () => {
     expect(second.jwks).toEqual(first.jwks);
     expect(second.cookieKeys).toEqual(first.cookieKeys);
     expect(JSON.parse(readFileSync(join(dir, 'jwks.json'), 'utf8')).keys[0].d).toBe(first.jwks.keys[0]?.d);
+    rmSync(dir, { recursive: true });
   });
 
   it('takes keys from config, newest first, keeping older keys for rotation', () => {
