@@ -5,7 +5,7 @@ import { authServerEnv, basic, CONTRACT_REGISTRATION, removeTestState, register,
 
 const PARSER_INTERNALS = /Unexpected token|Unexpected end|SyntaxError|" is not valid JSON|position \d+|entity/i;
 
-/** An auth server process for the enclosing describe, with its Redis keys removed afterwards. */
+/** An auth server process for the enclosing describe, with its Redis keys and data directory removed afterwards. */
 function authServerFor(extraEnv: Record<string, string>): () => AppProcess {
   let app: AppProcess | undefined;
   let env: Awaited<ReturnType<typeof authServerEnv>> | undefined;
