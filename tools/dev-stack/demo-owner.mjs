@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { readable } from './console.mjs';
 
 export const DEMO_OWNER = 'demo@example.com';
 
@@ -13,7 +14,9 @@ export const DEMO_OWNER = 'demo@example.com';
 export function createDemoOwner({ root }) {
   const password = randomBytes(12).toString('base64url');
   const args = [join(root, 'dist/apps/auth-server/create-owner.js'), `--email=${DEMO_OWNER}`, '--plan=pro', '--if-absent'];
-  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, OWNER_PASSWORD: password } });
+  const result = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OWNER_PASSWORD: password } });
+  // Its log lines (on a first run: metering, not started yet, records the owner later) as the console shows the apps'.
+  for (const line of (result.stderr ?? '').split('\n').filter(Boolean)) console.log(`  ${readable(line)}`);
   // create-owner's one result line.
   const outcome = (result.stdout ?? '')
     .split('\n')

@@ -5,7 +5,7 @@
 // The apps keep their fixed ports (3001-3004): this test fails if a stack already runs on this machine.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
@@ -84,8 +84,10 @@ function storeCounts() {
   }
 }
 
-// A newcomer's first run stopped during the seed (Ctrl-C, then a kill), then started again.
+// A newcomer's first run stopped during the seed (Ctrl-C, then a kill), then started again: a fresh copy and an
+// empty Redis database, so the demo owner is created too.
 test('a first run stopped during its seed leaves no store; the next start says what it found and comes up with every ad', async () => {
+  assert.equal(spawnSync('redis-cli', ['-n', '6', 'FLUSHDB'], { encoding: 'utf8' }).stdout.trim(), 'OK');
   const stops = [
     { signal: 'SIGINT', at: /^ {2}ingest: \d+ rows, \d+ %/m },
     { signal: 'SIGKILL', at: /^ {2}rows written: building indexes and rollups/m },
@@ -99,6 +101,9 @@ test('a first run stopped during its seed leaves no store; the next start says w
   assert.ok(upBeforeStop, `npm start never printed its tour:\n${stdout}\n${stderr}`);
   assert.match(stdout, /^ {2}found \S+ads\.sqlite\.loading, left by a seed or ingest that was stopped before it finished: removing it/m);
   assert.match(stdout, /^ {2}switched \S+ads\.sqlite to the finished load$/m);
+  assert.match(stdout, /as demo@example\.com \/ \S+ \(shown this once/, 'the demo owner created, its password shown');
+  // The terminal shows both streams.
+  assert.deepEqual(`${stdout}\n${stderr}`.split('\n').filter((line) => parseLogLine(line.trim())), [], 'no JSON log line on the console');
   const counts = storeCounts();
   assert.deepEqual({ ads: counts.ads, finished: counts.finished }, { ads: 100_000, finished: true });
   assert.ok(counts.entities > 1_000, `${counts.entities} entity records`);
