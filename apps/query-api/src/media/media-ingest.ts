@@ -1,4 +1,5 @@
 import type { AdRecord, RejectedRow } from '../store/ad-store.port';
+import { allDone } from './all-done';
 import { DEMO_SCHEME } from './demo-creative';
 import type { MediaFetcher } from './media-fetch';
 import { MediaStoreError, type AddOutcome, type MediaLibrary } from './media-library';
@@ -146,5 +147,6 @@ async function runPool(jobs: (() => Promise<unknown>)[], concurrency: number): P
   const worker = async () => {
     while (next < jobs.length) await (jobs[next++] as () => Promise<unknown>)();
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  // A worker stops at its job's error; the run's error is thrown once every worker has stopped.
+  await allDone(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
 }

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { allDone } from './all-done';
 import type { RawImage } from './demo-creative';
 import { isMp4, probeImage, thumbnailOf } from './media-probe';
 import type { MediaMime, MediaStore } from './media-store.port';
@@ -45,7 +46,7 @@ export class MediaLibrary {
 
   private async add(bytes: Buffer, mime: MediaMime, pixels: sharp.Sharp): Promise<AddOutcome> {
     const { width = 0, height = 0 } = await pixels.metadata();
-    const [file, thumbnail, phash] = await Promise.all([
+    const [file, thumbnail, phash] = await allDone([
       this.put(bytes, mime),
       thumbnailOf(pixels.clone()).then((thumb) => this.put(thumb, 'image/webp')),
       perceptualHash(pixels.clone()),

@@ -1,6 +1,7 @@
 import { open, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { allDone } from './all-done';
 import { DEMO_SCHEME, parseDemoMediaUrl, renderDemoCreative } from './demo-creative';
 import { FETCHED_IMAGE_TYPES, FETCHED_VIDEO_TYPES, type MediaFetcher } from './media-fetch';
 import { MAX_IMAGE_BYTES, MAX_VIDEO_BYTES, type AddOutcome, type MediaLibrary } from './media-library';
@@ -46,7 +47,7 @@ export class PictureMaker {
       if (!entry.poster) return { refused: 'a video needs its poster frame (poster)' };
       const spool = await Spool.create(this.spoolDir);
       try {
-        const [video, poster] = await Promise.all([
+        const [video, poster] = await allDone([
           this.read(entry.url, MAX_VIDEO_BYTES, FETCHED_VIDEO_TYPES, spool),
           this.read(entry.poster, MAX_IMAGE_BYTES, FETCHED_IMAGE_TYPES),
         ]);

@@ -129,11 +129,24 @@ describe('fetching http(s) media at ingest (real local HTTP server)', () => {
     }
   });
 
-  it('fails the run, rather than rejecting the line, when the media store cannot keep the file', async () => {
+  it('fails the run, rather than rejecting the line, when the media store cannot keep the file, and leaves no write behind', async () => {
     const blocker = join(dir, 'not-a-folder');
     writeFileSync(blocker, 'a file where the media folder should be');
-    const broken = new MediaIngest(new MediaLibrary(new FilesystemMediaStore(join(blocker, 'media'))), null, undefined, fetcher(true));
+    /** Counts the puts asked of it once the run has failed (a CI run's thumbnail put came after the test's end). */
+    class WatchedStore extends FilesystemMediaStore {
+      failed = false;
+      late = 0;
+      override put(...args: Parameters<FilesystemMediaStore['put']>) {
+        if (this.failed) this.late++;
+        return super.put(...args);
+      }
+    }
+    const store = new WatchedStore(join(blocker, 'media'));
+    const broken = new MediaIngest(new MediaLibrary(store), null, undefined, fetcher(true));
     await expect(broken.resolve([adWith('ad_store_down', `${base}/ok.png`)])).rejects.toBeInstanceOf(MediaStoreError);
+    store.failed = true;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(store.late).toBe(0);
   });
 
   it('keeps an http(s) URL without a file when fetching is off (no fetcher), as before', async () => {
