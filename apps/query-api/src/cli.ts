@@ -3,9 +3,10 @@
  *   seed [--count N] [--force] [--pictures N|all] [--render now|later]   generate N demo ads (default 100,000) and ingest
  *                                    them, unless the store has data, with up to 4,000 demo pictures (whole families,
  *                                    most-run first), rendered before the seed ends (now) or by the picture workers after
- *   media-worker                     make the pictures queued by the live door and the seed (docs/media.md)
- *   ingest <file.ndjson> [--force] [--render now|later]   load an NDJSON file (--force: empty the store first); its
- *                                    demo pictures and fetched URLs made before it ends (now) or by the picture workers after
+ *   media-worker                     make the pictures queued by the live door, seed and ingest (docs/media.md)
+ *   ingest <file.ndjson> [--force] [--render now|later]   load an NDJSON file (--force: empty the store first);
+ *                                    its demo pictures and fetched URLs made before it ends (now) or by the picture
+ *                                    workers after
  *   (SQLite: both write a new file beside the store and switch to it when finished: store/store-file.ts)
  *   generate --out <file> [--count N] [--seed S]   only write demo NDJSON
  *   sightings --from <demo.ndjson> --out <file|-> [--count N] [--seed S] [--new-share F] [--new-ids after|among]

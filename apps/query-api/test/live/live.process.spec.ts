@@ -86,12 +86,10 @@ describe('live sightings through the stream', () => {
     const added = Date.now();
     const entry = await xadd(JSON.stringify(freshAd('live-new-1', 'quokkafresh')));
     // The freshness docs/live-data.md promises (p95 under 5 s) is the live benchmark's to measure, on a machine it
-    // calibrates; here the bound is one a 2-core CI machine at load 30 meets (2.4 s seen here beside 30 busy loops) and a
-    // stuck consumer or a batch interval of minutes does not. The time is printed, so a slow run shows its own.
+    // calibrates; here the bound is one a 2-core CI machine at load 30 meets (2.4 s seen here beside 30 busy loops)
+    // and a stuck consumer or a batch interval of minutes does not (waitUntil fails past it). The time is printed.
     await waitUntil(async () => (await adOrNull('live-new-1')) !== null, 30_000, 50);
-    const seconds = (Date.now() - added) / 1000;
-    process.stdout.write(`one new ad visible ${seconds.toFixed(2)} s after its XADD\n`);
-    expect(seconds).toBeLessThan(30);
+    process.stdout.write(`one new ad visible ${((Date.now() - added) / 1000).toFixed(2)} s after its XADD\n`);
     const found = await send(QueryMessages.searchAds, { q: 'quokkafresh' });
     expect(found.data.map((ad) => ad.id)).toEqual(['live-new-1']);
 

@@ -1,6 +1,6 @@
 /**
- * `ingest <file> --render later` by the built CLI, on a real Redis: the ads are loaded with their demo pictures pending,
- * and each distinct picture is one job on the picture workers' queue; nothing is rendered by the load itself.
+ * `ingest <file> --render later` by the built CLI, on a real Redis: the ads are loaded with their demo pictures
+ * pending, and each distinct picture is one job on the picture workers' queue; nothing is rendered by the load itself.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
