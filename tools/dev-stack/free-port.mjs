@@ -1,52 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+// The free-port picker of libs/testing (libs/testing/src/free-port.ts: below the ephemeral range, never the same port
+// twice in a process), for the dev-stack and deploy tests, which are plain Node scripts: read through jiti, as
+// tools/docs reads its TypeScript, so that one picker serves every test of a process.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createJiti } from 'jiti';
 
-/**
- * A free TCP port on loopback (the dev-stack and deploy tests start servers on it), picked below the kernel's
- * ephemeral range: a port from that range (what listen(0) hands out) can be taken by any outgoing connection between
- * this check and the server's own listen, which a busy test run saw as EADDRINUSE. Never the same port twice in a
- * process: a port picked now may be bound later, and meanwhile it is free to the next pick (libs/testing does the same).
- */
-export async function freePort() {
-  const below = ephemeralLow();
-  for (let attempt = 0; below !== undefined && attempt < 50; attempt += 1) {
-    const port = below - 1 - Math.floor(Math.random() * Math.min(16_000, below - 1_025));
-    if (!handedOut.has(port) && (await listenOnce(port)) !== undefined) return handOut(port);
-  }
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const port = await listenOnce(0);
-    if (port === undefined) break;
-    if (!handedOut.has(port)) return handOut(port);
-  }
-  throw new Error('no free port on 127.0.0.1');
-}
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The ports freePort gave in this process. */
-const handedOut = new Set();
+/** @type {{ freePort: () => Promise<number> }} */
+const picker = await createJiti(import.meta.url, { fsCache: false }).import(join(ROOT, 'libs/testing/src/free-port.ts'));
 
-function handOut(port) {
-  handedOut.add(port);
-  return port;
-}
-
-/** The first port of Linux's ephemeral range; undefined elsewhere. */
-function ephemeralLow() {
-  try {
-    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    return low > 2_048 ? low : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Listens on `port` (0: any) and closes again: the port it had, or undefined when it was taken. */
-function listenOnce(port) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen(port, '127.0.0.1', () => {
-      const bound = server.address().port;
-      server.close(() => resolve(bound));
-    });
-  });
-}
+export const { freePort } = picker;

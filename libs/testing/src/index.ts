@@ -1,4 +1,5 @@
 export * from './app-process';
+export * from './free-port';
 export * from './private-redis';
 export * from './wait-until';
 export * from './redis-monitor';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from './app-process';
+import { freePort } from './free-port';
 
 export interface PrivateRedis {
   readonly url: string;
