@@ -126,9 +126,20 @@ CREATE INDEX IF NOT EXISTS name_index_by_entity ON name_index (kind, id, suffix)
  * busy_timeout: a bulk load run beside the serving process's live writer waits for the file instead of failing.
  * journal_size_limit: when the write-ahead log starts over (after a catch-up round, WorkerPool), a log grown past
  * 64 MB by a large batch or a checkpoint of the columns is cut back to that.
+ * wal_autocheckpoint = 0: the writer copies the log into the file itself (copyLogIntoFile), after it has told the
+ * readers about the batch. SQLite's own checkpoint runs inside COMMIT, once the batch is visible: a reader that began
+ * a read then saw the batch and waited for the writer's columns of it (shared-columns.ts) while the pages were copied.
  */
 export function applyPragmasForWriting(db: DatabaseSync): void {
-  db.exec(`PRAGMA busy_timeout = 30000; PRAGMA journal_size_limit = 67108864; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;`);
+  db.exec(`PRAGMA busy_timeout = 30000; PRAGMA journal_size_limit = 67108864; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; PRAGMA wal_autocheckpoint = 0;`);
+}
+
+/**
+ * Copies what the write-ahead log holds into the file, as far as no reader still needs it (PASSIVE: never waits):
+ * after each commit of the writer's, in place of SQLite's automatic checkpoint (applyPragmasForWriting).
+ */
+export function copyLogIntoFile(db: DatabaseSync): void {
+  db.exec('PRAGMA wal_checkpoint(PASSIVE)');
 }
 
 export function applyPragmasForReading(db: DatabaseSync): void {

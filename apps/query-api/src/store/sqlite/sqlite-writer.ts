@@ -13,7 +13,7 @@ import { isKeptDigest, keptDigest, type MovingRow, MovingUpdates, sameMoving, st
 import { ColumnsPublisher, type Publication } from './shared-columns';
 import { sharedAlloc } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow, buildRollups, cpuSeconds, DEFAULT_ROLLUP_OPTIONS, facetSourceOf, type RollupOptions } from './rollups';
-import { ADDED, applyPragmasForWriting, BASE_TABLES, migrateIndexes, REMOVED, SCHEMA_VERSION, SECONDARY_INDEXES, UPDATED } from './schema';
+import { ADDED, applyPragmasForWriting, BASE_TABLES, copyLogIntoFile, migrateIndexes, REMOVED, SCHEMA_VERSION, SECONDARY_INDEXES, UPDATED } from './schema';
 
 /**
  * The ingest side of the SQLite store, its single writer. A bulk load writes batches, then finish() rebuilds every
@@ -113,6 +113,7 @@ export class SqliteWriter implements AdStoreWriter {
       this.db.exec('ROLLBACK');
       throw new Error('writing a batch to SQLite failed', { cause: error });
     }
+    copyLogIntoFile(this.db);
     return { written, rejected };
   }
 
@@ -204,6 +205,8 @@ export class SqliteWriter implements AdStoreWriter {
       this.publisher?.restart();
       throw new Error('applying a live batch to SQLite failed', { cause: error });
     }
+    // The readers have the batch's columns: copying the log now holds none of them up.
+    copyLogIntoFile(this.db);
     this.changesSinceCheckpoint += result.added + 2 * result.replaced;
     if (this.changesSinceCheckpoint >= this.checkpointEvery) this.checkpoint();
     return result;
@@ -303,6 +306,7 @@ export class SqliteWriter implements AdStoreWriter {
       this.db.exec('ROLLBACK');
       throw new Error('storing the columns failed', { cause: error });
     }
+    copyLogIntoFile(this.db);
     this.changesSinceCheckpoint = 0;
   }
 
