@@ -20,9 +20,10 @@ export interface ThreadTimes {
 }
 
 /**
- * CPU time (ms) of each thread of a process so far, by thread id, with its name (`MainThread`, `WorkerThread` for a
- * worker_threads Worker, `V8Worker` for V8's garbage-collector and compiler helpers...), and how long it waited for a
- * core (the scheduler's run queue: on a busy machine, what a thread loses beside its CPU). Threads that ended are gone.
+ * CPU time (ms) of each thread of a process so far, by thread id, with its name (`MainThread`, a worker_threads
+ * Worker's name or `WorkerThread` for one not named, `V8Worker` for V8's garbage-collector and compiler helpers...),
+ * and how long it waited for a core (the scheduler's run queue: on a busy machine, what a thread loses beside its
+ * CPU). Threads that ended are gone.
  */
 export function appThreadCpuMs(pid: number): Map<number, ThreadTimes> {
   const threads = new Map<number, ThreadTimes>();
@@ -41,9 +42,10 @@ export function appThreadCpuMs(pid: number): Map<number, ThreadTimes> {
 }
 
 /**
- * Per-thread CPU (or, with `of` 'waitMs', time waiting for a core) between two readings, grouped: `main`, each worker thread in start order (`worker 1`, ... : query-api
- * starts its query workers first and its live writer with the first batch, so the last is the writer), `helpers`
- * (V8's garbage-collector and compiler threads, libuv's pool).
+ * Per-thread CPU (or, with `of` 'waitMs', time waiting for a core) between two readings, grouped: `main`, each named
+ * worker thread by its name (query-api's `query-worker-1` (it also runs the scans), `query-worker-2`..., its
+ * `live-writer`), other worker threads in start order (`worker 1`, ...), `helpers` (V8's garbage-collector and
+ * compiler threads, libuv's pool).
  */
 export function threadCpuBetween(before: Map<number, ThreadTimes>, after: Map<number, ThreadTimes>, of: 'ms' | 'waitMs' = 'ms'): [string, number][] {
   const rows: [string, number][] = [];
@@ -54,11 +56,15 @@ export function threadCpuBetween(before: Map<number, ThreadTimes>, after: Map<nu
     const { name } = times;
     const spent = times[of] - (before.get(tid)?.[of] ?? 0);
     if (name === 'MainThread') main += spent;
+    else if (NAMED_WORKERS.test(name)) rows.push([name, spent]);
     else if (name === 'WorkerThread') rows.push([`worker ${++worker}`, spent]);
     else helpers += spent;
   }
   return [['main', main], ...rows, ['helpers', helpers]];
 }
+
+/** The names query-api gives its worker threads (worker-pool.ts, sqlite-live-writer.ts). */
+const NAMED_WORKERS = /^(query-worker-\d+|live-writer)$/;
 
 /** Bytes a process has caused to be written to storage so far (/proc/<pid>/io write_bytes). */
 export function appWrittenBytes(pid: number): number {

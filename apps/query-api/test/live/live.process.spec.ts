@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryMessages, type MessageDefinition, type RequestOf, type ResponseOf, ServiceError } from '@adintel/contracts';
@@ -98,6 +98,11 @@ describe('live sightings through the stream', () => {
     expect(Date.parse(catalog.data_updated_at ?? '')).toBeGreaterThanOrEqual(Number(entry.split('-')[0]));
     expect(await metric('adintel_ingest_sightings_total{outcome="added"}')).toBeGreaterThanOrEqual(1);
     expect(await metric('adintel_ingest_freshness_seconds_count')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('names its threads for top -H and /proc: the live writer and each query worker', () => {
+    const names = readdirSync(`/proc/${app.pid}/task`).map((tid) => readFileSync(`/proc/${app.pid}/task/${tid}/comm`, 'utf8').trim());
+    expect(names).toEqual(expect.arrayContaining(['MainThread', 'live-writer', 'query-worker-1']));
   });
 
   it('moves the ad, its advertiser record, "today" and the trends with a re-sighting', async () => {

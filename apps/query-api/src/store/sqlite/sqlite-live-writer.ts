@@ -11,6 +11,9 @@ export interface SqliteLiveWriterOptions {
   script?: string;
 }
 
+/** The writer thread's name (what `top -H` and /proc/<pid>/task/<tid>/comm show). */
+const WRITER_THREAD_NAME = 'live-writer';
+
 /**
  * The serving process's writer of its SQLite store: a SqliteWriter in a thread of its own (sqlite-writer-worker.ts),
  * so live batches never block request handling. Batches are applied one after another, in the order given. The query
@@ -31,7 +34,7 @@ export class SqliteLiveWriter implements LiveWriter {
       : [join(__dirname, 'sqlite-writer-worker.js'), join(dirname(process.argv[1] ?? '.'), 'sqlite-writer-worker.js')];
     const script = candidates.find((c) => existsSync(c));
     if (!script) throw new Error(`the live writer script is missing (${candidates.join(', ')}): build query-api first`);
-    this.worker = new Worker(script, { workerData: { file } });
+    this.worker = new Worker(script, { name: WRITER_THREAD_NAME, workerData: { file } });
     this.worker.on('message', (reply: WriterReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);

@@ -23,6 +23,9 @@ interface Pending {
  */
 const SCANS: ReadonlySet<ReaderMethod> = new Set<ReaderMethod>(['trends', 'breakdown']);
 
+/** The query workers' thread names: this, then the slot's number from 1. */
+const QUERY_THREAD_NAME = 'query-worker';
+
 interface Slot {
   worker: Worker;
   /** Sent or queued, not yet answered. */
@@ -54,7 +57,7 @@ export class WorkerPool {
     size: number,
     private readonly follow = true,
   ) {
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn(i));
   }
 
   /** Runs `method` of the reader in a worker; the reply is what that method returned there. */
@@ -110,8 +113,11 @@ export class WorkerPool {
     if (batch.length > 0) slot.worker.postMessage(batch);
   }
 
-  private spawn(): Slot {
-    const worker = new Worker(this.script, { workerData: { file: this.file, follow: this.follow } });
+  /** The worker of slot `index` (0: the one that also runs the scans). */
+  private spawn(index: number): Slot {
+    // Named by slot, as `top -H` and /proc show it.
+    const name = `${QUERY_THREAD_NAME}-${index + 1}`;
+    const worker = new Worker(this.script, { name, workerData: { file: this.file, follow: this.follow } });
     const slot: Slot = { worker, pending: new Map(), batch: [] };
     worker.on('message', (replies: WorkerReply[]) => {
       for (const reply of replies) {
@@ -129,7 +135,7 @@ export class WorkerPool {
       slot.batch = [];
       if (this.closed) return;
       const index = this.slots.indexOf(slot);
-      if (index >= 0) this.slots[index] = this.spawn();
+      if (index >= 0) this.slots[index] = this.spawn(index);
     });
     return slot;
   }
