@@ -72,31 +72,44 @@ describe('replicas share the work over the Redis Streams transport', () => {
       return outcome;
     };
     await receipt(restSearch(agent.token)); // warm: liveness cached, scripts loaded
-    const monitor = await monitorRedis(stack.redisUrl);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect((await receipt(restSearch(agent.token))).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    } finally {
-      await monitor.stop();
+    /** One call under MONITOR: the commands of its window that travel on its path, and their round trips. */
+    const measured = async () => {
+      const monitor = await monitorRedis(stack.redisUrl);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect((await receipt(restSearch(agent.token))).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } finally {
+        await monitor.stop();
+      }
+      const { commands } = monitor;
+      // Background work of the transport, not on the call's path: blocking reads re-armed after a message,
+      // heartbeats, claim passes, liveness refreshes.
+      // Metering's reservation sweeper (SSCAN of the pools holding tokens) also runs on its own timer.
+      const background = new Set(['xreadgroup', 'xread', 'xautoclaim', 'xclaim', 'set', 'exists', 'ping', 'xinfo', 'client', 'sscan']);
+      // Commands a Lua script runs inside Redis are not round trips (MONITOR shows them with source "lua").
+      // query-api's live door gauges and trims the ingest stream on its own timer (XLEN, XTRIM of ingest:*): seen once
+      // inside the call's window at load average 31.
+      const liveDoor = (c: { args: string[] }) => (c.args[1] ?? '').startsWith('ingest:');
+      const onPath = commands.filter((c) => c.source !== 'lua' && !background.has((c.args[0] ?? '').toLowerCase()) && !liveDoor(c));
+      // The call runs from its rate-limit script to the ack of its settle: a sweeper script (EVALSHA) timed just
+      // before or after it is not part of it.
+      const first = onPath.findIndex((c) => c.args.some((arg) => arg.startsWith('gateway:ratelimit:')));
+      const last = onPath.findLastIndex((c) => c.args[0]?.toLowerCase() === 'xack' && c.args[1] === 'transport:metering:requests');
+      const critical = onPath.slice(first, last + 1);
+      return { critical, trips: roundTrips(critical), listing: critical.map((c) => c.args.slice(0, 2).join(' ')) };
+    };
+    // A sweeper's script can also land inside the window: a sweeper (every second here, on both metering replicas)
+    // sweeps the pools holding tokens, and the call's pool holds from its reserve to its settle (seen in CI beside two
+    // busy loops: an EVALSHA from the other replica between the settle's script and its reply, 10 trips). Background
+    // work only adds commands, so the call's own count is the fewest of a few calls; an extra trip on the call's path
+    // is in every one of them.
+    let best = await measured();
+    for (let attempt = 1; attempt < 3 && best.trips > 9; attempt++) {
+      const next = await measured();
+      if (next.trips < best.trips) best = next;
     }
-    const { commands } = monitor;
-    // Background work of the transport, not on the call's path: blocking reads re-armed after a message,
-    // heartbeats, claim passes, liveness refreshes.
-    // Metering's reservation sweeper (SSCAN of the pools holding tokens) also runs on its own timer.
-    const background = new Set(['xreadgroup', 'xread', 'xautoclaim', 'xclaim', 'set', 'exists', 'ping', 'xinfo', 'client', 'sscan']);
-    // Commands a Lua script runs inside Redis are not round trips (MONITOR shows them with source "lua").
-    // query-api's live door gauges and trims the ingest stream on its own timer (XLEN, XTRIM of ingest:*): seen once
-    // inside the call's window at load average 31.
-    const liveDoor = (c: { args: string[] }) => (c.args[1] ?? '').startsWith('ingest:');
-    const onPath = commands.filter((c) => c.source !== 'lua' && !background.has((c.args[0] ?? '').toLowerCase()) && !liveDoor(c));
-    // The call runs from its rate-limit script to the ack of its settle: a sweeper script (EVALSHA) timed just
-    // before or after it is not part of it.
-    const first = onPath.findIndex((c) => c.args.some((arg) => arg.startsWith('gateway:ratelimit:')));
-    const last = onPath.findLastIndex((c) => c.args[0]?.toLowerCase() === 'xack' && c.args[1] === 'transport:metering:requests');
-    const critical = onPath.slice(first, last + 1);
-    const trips = roundTrips(critical);
-    const listing = critical.map((c) => c.args.slice(0, 2).join(' '));
+    const { critical, trips, listing } = best;
     // 9 round trips, 6 of them the transport's. The rate-limit script; then for each of the 3 messages (reserve,
     // search, settle) the request's XADD and one write carrying the reply, its expiry and the ack (with the
     // replica's next read when the handler did no I/O); between them metering's own data commands, one script
