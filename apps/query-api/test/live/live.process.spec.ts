@@ -100,7 +100,11 @@ describe('live sightings through the stream', () => {
     expect(await metric('adintel_ingest_freshness_seconds_count')).toBeGreaterThanOrEqual(1);
   });
 
-  it('names its threads for top -H and /proc: the live writer and each query worker', () => {
+  it('names its threads for top -H and /proc: the live writer and each query worker', async () => {
+    // The writer's thread starts with the first batch: a re-delivered line makes one (applied as unchanged).
+    const batches = await metric('adintel_ingest_batch_size_count');
+    await xadd(JSON.stringify(base(5)));
+    await waitUntil(async () => (await metric('adintel_ingest_batch_size_count')) > batches, 30_000, 50);
     const names = readdirSync(`/proc/${app.pid}/task`).map((tid) => readFileSync(`/proc/${app.pid}/task/${tid}/comm`, 'utf8').trim());
     expect(names).toEqual(expect.arrayContaining(['MainThread', 'live-writer', 'query-worker-1']));
   });
