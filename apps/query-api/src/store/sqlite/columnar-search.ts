@@ -2,8 +2,10 @@ import { DESTINATION_TYPES, type AdSort, type SortOrder } from '@adintel/contrac
 import type { AdFilter } from '../ad-store.port';
 import { dayNumber, reverseHost } from '../text';
 import type { AdColumns, SortedList } from './ad-columns';
-import { buildOrder, isMovingSort, MOVING_SORTS, type MovingSort, type SortOrders, sortValueOf, walkStart } from './sort-orders';
-import { type Alloc, localAlloc, type TypedArray } from './typed-alloc';
+import { buildOrder, isMovingSort, MOVING_SORTS, type MovingOrder, type MovingSort, type SortOrders, sortValueOf, walkOrder } from './sort-orders';
+import { type Alloc, at, localAlloc } from './typed-alloc';
+
+export { at };
 
 /**
  * Ad search over the in-memory columns, for filter combinations no single index serves well
@@ -28,7 +30,7 @@ export class ColumnarAds {
   /** Every ad's last_seen day, ascending: with positions in first_seen order, a date range alone is counted by two binary searches. */
   private readonly lastSorted: Once<Int32Array>;
   /** The positions in order of each moving sort (sort-orders.ts): a sorted search walks one and stops after a page. */
-  private readonly sortOrders: Record<MovingSort, Once<Int32Array>>;
+  private readonly sortOrders: Record<MovingSort, Once<MovingOrder>>;
   /** Each dictionary's codes by value. */
   readonly codes: DictionaryCodes;
 
@@ -61,7 +63,7 @@ export class ColumnarAds {
     const orders = indexes?.orders ?? {};
     this.sortOrders = Object.fromEntries(MOVING_SORTS.map((sort) => [sort, built(orders[sort], () => buildOrder(c, sort, alloc))])) as Record<
       MovingSort,
-      Once<Int32Array>
+      Once<MovingOrder>
     >;
   }
 
@@ -587,13 +589,11 @@ export class ColumnarAds {
 
   /** The next page in a moving sort's order, strictly after `after`: up to k - 1 matching positions, and whether a k-th follows. */
   private walk(sort: MovingSort, descending: boolean, k: number, after: { value: number; idRank: number } | undefined, matches: (p: number) => boolean) {
-    const byValue = this.sortOrders[sort]();
     const found: number[] = [];
-    const step = descending ? -1 : 1;
-    for (let i = walkStart(byValue, this.cols, sort, descending, after); i >= 0 && i < byValue.length && found.length < k; i += step) {
-      const p = at(byValue, i);
+    walkOrder(this.sortOrders[sort](), this.cols, sort, descending, after, (p) => {
       if (matches(p)) found.push(p);
-    }
+      return found.length < k;
+    });
     return { positions: found.slice(0, k - 1), hasMore: found.length === k };
   }
 }
@@ -720,13 +720,6 @@ export interface ColumnIndexes {
   orders: Partial<SortOrders>;
 }
 
-/**
- * A typed array's value at an index the caller has bounded by the array's own length or offsets (0 past the end, as
- * a zero-filled array reads): one place for what noUncheckedIndexedAccess asks of every such read.
- */
-export function at(array: TypedArray, index: number): number {
-  return array[index] ?? 0;
-}
 
 /** A value computed on the first call and kept; `built()` says whether it was. */
 type Once<T> = (() => T) & { built(): boolean };

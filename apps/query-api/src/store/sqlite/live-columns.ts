@@ -4,6 +4,7 @@ import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
 import { at, type ColumnIndexes, ColumnarAds, type Grouped, lowerBound } from './columnar-search';
+import { inRankOrder, rankGap, ranksBetween, respread, spreadRank } from './id-ranks';
 import { MOVING_SORTS, patchOrder } from './sort-orders';
 import { type Alloc, localAlloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
@@ -44,9 +45,9 @@ interface Versioned extends LiveState {
 interface AddedAd {
   row: AdRow;
   first: number;
-  /** Rank among every id (the tiebreaker of every sort), assigned while merging. */
+  /** Rank among every id (the tiebreaker of every sort: id-ranks.ts), assigned while merging. */
   rank: number;
-  /** Rank of the nearest older row with a smaller id (-1: none), where the id falls in the id order. */
+  /** The merge's: position of the nearest older row with a smaller id (-1: none), where the id falls in the id order. */
   anchor: number;
   words: Set<string>;
 }
@@ -375,16 +376,15 @@ export class LiveColumns {
       if (!sameList(cols.countryOff, cols.countryVal, p, ad.row.countries, codes.countries)) return null;
       if (!sameList(cols.categoryOff, cols.categoryVal, p, ad.row.categories, codes.categories)) return null;
     }
-    if (!this.rankTail(old, added)) return null;
+    const ranks = this.rankTail(old, added);
+    if (!ranks) return null;
 
     // Positions after every stored one, in (first_seen, id) order among themselves.
     added.sort((a, b) => a.first - b.first || a.rank - b.rank);
     const n = n0 + added.length;
-    const moved = added.some((ad) => ad.anchor < n0 - 1);
-    const rankNow = (p: number) => at(cols.idRank, p) + (moved ? added.filter((ad) => ad.anchor < at(cols.idRank, p)).length : 0);
     const [head] = added;
     // Still (first_seen, id) order throughout when the stored positions were and the tail's first comes after the last.
-    const inOrder = cols.sorted === n0 && (!head || n0 === 0 || head.first > lastFirst || head.rank > rankNow(n0 - 1));
+    const inOrder = cols.sorted === n0 && (!head || n0 === 0 || head.first > lastFirst || head.rank > at(ranks, n0 - 1));
     const dicts = extendDictionaries(old, [...added, ...updated]);
     const hosts = extendHosts(cols, added, this.alloc);
     const code = (dict: keyof typeof dicts.codes, value: string | null) => (value === null ? -1 : (dicts.codes[dict].get(value) ?? -1));
@@ -421,17 +421,12 @@ export class LiveColumns {
     };
     const countries = csr(cols.countryOff, cols.countryVal, 'countries', (ad) => ad.row.countries);
     const categories = csr(cols.categoryOff, cols.categoryVal, 'categories', (ad) => ad.row.categories);
-    let idRank: Int32Array;
-    if (moved) {
-      idRank = shiftedRanks(cols.idRank, n0, added.map((ad) => ad.anchor).sort((a, b) => a - b), n, this.alloc);
-      added.forEach((ad, i) => (idRank[n0 + i] = ad.rank));
-    } else idRank = tail(Int32Array, cols.idRank, (ad) => ad.rank);
     const hostCode = (ad: AddedAd) => hosts?.codeOf(ad.row.host_rev) ?? -1;
     const next: AdColumns = {
       n,
       sorted: inOrder ? n : cols.sorted,
       ...eachValueColumn(code, (name, { make, moves, valueOf }) => (moves ? moving : tail)(make, cols[name], valueOf)),
-      idRank,
+      idRank: tail(Int32Array, ranks, (ad) => ad.rank),
       countryOff: countries.off,
       countryVal: countries.val,
       categoryOff: categories.off,
@@ -469,7 +464,7 @@ export class LiveColumns {
     indexes.orders = Object.fromEntries(
       MOVING_SORTS.flatMap((sort) => {
         const order = built.orders?.[sort];
-        return order ? [[sort, patchOrder(order, cols, next, sort, updatedAt, n0, this.alloc)]] : [];
+        return order ? [[sort, patchOrder(order, next, sort, updatedAt, n0, this.alloc)]] : [];
       }),
     );
     if (built.host !== undefined) {
@@ -500,24 +495,44 @@ export class LiveColumns {
   }
 
   /**
-   * Each added ad's rank among every id, the stored ones' ranks as they will be (each moves up by the added ids below
-   * it): added ids in id order, each after its nearest smaller id (found on the ids' unique index): a stored one
-   * (`anchor`: its rank) or an added one (the same anchor). False when a smaller id belongs to no row the columns
-   * have or are adding (not expected: the merge then ranks every id again).
+   * Each added ad's id rank, between the ranks of its stored neighbours in id order (found on the ids' unique index):
+   * added ids with no stored id between them share that gap, in id order. The stored ranks stay as they are, unless a
+   * gap has no room left: then every stored rank is spread again (id-ranks.ts). Returns the stored ranks the added ones
+   * fit among; null when a neighbour is a row the columns do not have (not expected: the merge ranks every id again).
    */
-  private rankTail(old: ColumnarAds, added: AddedAd[]): boolean {
-    added.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
-    const anchorOfAdded = new Map<number, number>();
+  private rankTail(old: ColumnarAds, added: AddedAd[]): Int32Array | null {
+    const cols = old.cols;
+    added.sort(byId);
+    // Positions of each run's stored neighbours (-1: none on that side).
+    const runs: { low: number; high: number; ads: AddedAd[] }[] = [];
     for (const ad of added) {
       const before = this.s.idBefore.get(ad.row.id) as { rid: number } | undefined;
-      const p = before ? old.positionOf(before.rid) : -1;
-      const anchor = !before ? -1 : p >= 0 ? at(old.cols.idRank, p) : anchorOfAdded.get(before.rid);
-      if (anchor === undefined) return false;
-      ad.anchor = anchor;
-      anchorOfAdded.set(ad.row.rid, anchor);
+      const run = runs.at(-1);
+      // The added id just below (the one before in id order) means no stored id between them.
+      if (before && run && run.ads.at(-1)?.row.rid === before.rid) {
+        run.ads.push(ad);
+        continue;
+      }
+      const low = before ? old.positionOf(before.rid) : -1;
+      if (before && low < 0) return null;
+      runs.push({ low, high: -1, ads: [ad] });
     }
-    added.forEach((ad, i) => (ad.rank = ad.anchor + 1 + i));
-    return true;
+    for (const run of runs) {
+      // The id just above a run's last is a stored one (an added one would be in the run).
+      const after = this.s.idAfter.get(run.ads.at(-1)?.row.id ?? '') as { rid: number } | undefined;
+      run.high = after ? old.positionOf(after.rid) : -1;
+      if (after && run.high < 0) return null;
+    }
+    const gap = rankGap(cols.n + added.length);
+    const fit = (ranks: Int32Array) =>
+      runs.every((run) => {
+        const between = ranksBetween(run.low < 0 ? null : at(ranks, run.low), run.high < 0 ? null : at(ranks, run.high), run.ads.length, gap);
+        run.ads.forEach((ad, i) => (ad.rank = between?.[i] ?? 0));
+        return between !== null;
+      });
+    if (fit(cols.idRank)) return cols.idRank;
+    const spread = respread(cols.idRank, cols.n, this.alloc);
+    return fit(spread) ? spread : null;
   }
 
   /** The rows with these ids that still exist (a later batch may have replaced one), with their words when asked. */
@@ -549,30 +564,29 @@ export class LiveColumns {
   }
 
   /**
-   * Ranks every id again, in id order: surviving positions keep their relative order, each added id goes after the
-   * nearest smaller id among the older rows (found on the ids' unique index). Returns the new rank of every old
-   * position (removed ones: unused) and sets each added ad's.
+   * Ranks every id again, in id order, spread (id-ranks.ts): surviving positions keep their relative order, each added
+   * id goes after the nearest smaller id among the older rows (found on the ids' unique index). Returns the new rank of
+   * every old position (removed ones: unused) and sets each added ad's.
    */
   private rankIds(old: ColumnarAds, removed: Uint8Array, added: AddedAd[]): Int32Array {
     const cols = old.cols;
-    added.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+    added.sort(byId);
     const anchorOfAdded = new Map<number, number>();
     for (const ad of added) {
       const before = this.s.idBefore.get(ad.row.id) as { rid: number } | undefined;
       const p = before ? old.positionOf(before.rid) : -1;
-      ad.anchor = before === undefined ? -1 : p >= 0 ? (cols.idRank[p] ?? -1) : (anchorOfAdded.get(before.rid) ?? -1);
+      ad.anchor = before === undefined ? -1 : p >= 0 ? p : (anchorOfAdded.get(before.rid) ?? -1);
       anchorOfAdded.set(ad.row.rid, ad.anchor);
     }
-    const positionOfRank = new Int32Array(cols.n);
-    for (let q = 0; q < cols.n; q++) positionOfRank[at(cols.idRank, q)] = q;
-    const rankOf = new Int32Array(cols.n);
+    const gap = rankGap(cols.n + added.length);
     let rank = 0;
+    const next = () => spreadRank(rank++, gap);
+    const rankOf = new Int32Array(cols.n);
     let a = 0;
-    while (a < added.length && (added[a] as AddedAd).anchor === -1) (added[a++] as AddedAd).rank = rank++;
-    for (let r = 0; r < cols.n; r++) {
-      const q = at(positionOfRank, r);
-      if (!removed[q]) rankOf[q] = rank++;
-      while (a < added.length && (added[a] as AddedAd).anchor === r) (added[a++] as AddedAd).rank = rank++;
+    while (a < added.length && (added[a] as AddedAd).anchor === -1) (added[a++] as AddedAd).rank = next();
+    for (const q of inRankOrder(cols.idRank, cols.n)) {
+      if (!removed[q]) rankOf[q] = next();
+      while (a < added.length && (added[a] as AddedAd).anchor === q) (added[a++] as AddedAd).rank = next();
     }
     return rankOf;
   }
@@ -845,26 +859,6 @@ function inIdOrder(cols: AdColumns, rankOf: Int32Array): Int32Array {
   return order;
 }
 
-/**
- * The stored ids' ranks after added ids came in among them: each rank moves up by the number of added ids below it
- * (`anchors`, ascending: each added id's nearest stored id below, by rank; -1 below every one). A copy of `n` values
- * (readers of the previous columns keep theirs), the stored positions' filled.
- */
-function shiftedRanks(ranks: Int32Array, n0: number, anchors: number[], n: number, alloc: Alloc): Int32Array {
-  const below = new Int32Array(n0);
-  let j = 0;
-  for (let r = 0; r < n0; r++) {
-    while (j < anchors.length && (anchors[j] ?? 0) < r) j++;
-    below[r] = j;
-  }
-  const out = alloc(Int32Array, n);
-  for (let p = 0; p < n0; p++) {
-    const r = at(ranks, p);
-    out[p] = r + at(below, r);
-  }
-  return out;
-}
-
 /** Each word's bitset as a view into one buffer (`stride` words of 32 bits each, in the order given): one block to share. */
 export function wordBitsIn(buffer: Uint32Array, words: string[], stride: number): Map<string, Uint32Array> {
   return new Map(words.map((word, i) => [word, buffer.subarray(i * stride, (i + 1) * stride)]));
@@ -910,8 +904,11 @@ function prepare(db: DatabaseSync) {
     blobs: st('SELECT name, data FROM trend_columns'),
     changes: st('SELECT rid, change FROM live_changes WHERE seq > ? AND seq <= ? ORDER BY seq, change'),
     idBefore: st('SELECT rid FROM ads WHERE id < ? ORDER BY id DESC LIMIT 1'),
+    idAfter: st('SELECT rid FROM ads WHERE id > ? ORDER BY id LIMIT 1'),
     entity: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
   };
 }
 
 const list = (joined: string) => (joined ? joined.split(',') : []);
+
+const byId = (a: AddedAd, b: AddedAd) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0);

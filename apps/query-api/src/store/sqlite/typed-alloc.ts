@@ -24,3 +24,11 @@ export function copyInto<A extends TypedArray>(alloc: Alloc, make: TypedArrayOf<
   to.set(from as never);
   return to;
 }
+
+/**
+ * A typed array's value at an index the caller has bounded by the array's own length or offsets (0 past the end, as
+ * a zero-filled array reads): one place for what noUncheckedIndexedAccess asks of every such read.
+ */
+export function at(array: TypedArray, index: number): number {
+  return array[index] ?? 0;
+}
