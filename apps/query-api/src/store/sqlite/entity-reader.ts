@@ -13,6 +13,7 @@ import type {
 import type { ActivityDayData, CatalogData, CreativeHash, CreativeRecord, DateRange, KeysetPage, NameQuery, PagedNameQuery, SortKey } from '../ad-store.port';
 import type { RecordMedia } from '../record-media';
 import { dayNumber, isoDate } from '../text';
+import { type EntityMoving, withEntityMoving } from './entity-moving';
 import type { GenerationCache } from './generation-cache';
 import type { ColumnsState } from './live-columns';
 
@@ -26,6 +27,9 @@ const MANY_NAME_MATCHES = 2_000;
 
 /** Reads of the entity records finish() computes (advertisers, webmasters, creatives, domains, apps) and the catalog. */
 export class EntityReader {
+  /** Whether the store has `entity_moving` (one written before it has not until a writer opens it). */
+  private movingKept = false;
+
   constructor(
     private readonly db: DatabaseSync,
     private readonly cache: GenerationCache,
@@ -98,7 +102,7 @@ export class EntityReader {
     }
     sql += ' ORDER BY e.ads_total DESC, e.id ASC LIMIT ?';
     params.push(page.limit + 1);
-    return keysetOf<AdvertiserMatch>(this.db.prepare(sql).all(...params) as EntityHit[], page.limit);
+    return this.keysetOf<AdvertiserMatch>('advertiser', this.db.prepare(sql).all(...params) as EntityHit[], page.limit);
   }
 
   searchCreatives(query: PagedNameQuery): KeysetPage<CreativeRow> {
@@ -143,10 +147,10 @@ export class EntityReader {
     const found = this.db
       .prepare("SELECT id, row_doc AS doc FROM entities WHERE kind = 'creative' AND id IN (SELECT value FROM json_each(?))")
       .all(JSON.stringify(ids)) as { id: string; doc: string }[];
-    const docs = new Map(found.map((row) => [row.id, row.doc]));
+    const docs = new Map(this.withMoving<CreativeRow>('creative', found).map((doc, i) => [found[i]?.id, doc]));
     return ids.flatMap((id) => {
       const doc = docs.get(id);
-      return doc === undefined ? [] : [JSON.parse(doc) as CreativeRow];
+      return doc === undefined ? [] : [doc];
     });
   }
 
@@ -206,7 +210,29 @@ export class EntityReader {
     const row = this.db.prepare(`SELECT ${column} AS doc FROM entities WHERE kind = ? AND id = ?`).get(kind, id) as
       | { doc: string }
       | undefined;
-    return row ? (JSON.parse(row.doc) as T) : null;
+    return row ? (this.withMoving<T>(kind, [{ id, doc: row.doc }])[0] ?? null) : null;
+  }
+
+  /** The parsed docs of records of one kind, with the moving values `entity_moving` holds current (entity-moving.ts). */
+  private withMoving<T>(kind: EntityKind, rows: readonly { id: string; doc: string }[]): T[] {
+    const docs = rows.map((row) => JSON.parse(row.doc) as T);
+    this.movingKept ||= this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'entity_moving'").get() !== undefined;
+    if (!docs.length || !this.movingKept) return docs;
+    const found = this.db
+      .prepare('SELECT id, active_ads, first_seen, last_seen FROM entity_moving WHERE kind = ? AND id IN (SELECT value FROM json_each(?))')
+      .all(kind, JSON.stringify(rows.map((row) => row.id))) as unknown as (EntityMoving & { id: string })[];
+    const moving = new Map(found.map((m) => [m.id, m]));
+    return docs.map((doc, i) => withEntityMoving(doc, moving.get(rows[i]?.id ?? '')));
+  }
+
+  private keysetOf<T>(kind: EntityKind, rows: EntityHit[], limit: number): KeysetPage<T> {
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      rows: this.withMoving<T>(kind, page),
+      hasMore: rows.length > limit,
+      lastKey: last ? { value: last.total, id: last.id } : null,
+    };
   }
 
   private searchEntities<T>(kind: EntityKind, query: PagedNameQuery): KeysetPage<T> {
@@ -232,21 +258,11 @@ export class EntityReader {
     }
     sql += ' ORDER BY ads_total DESC, id ASC LIMIT ?';
     params.push(query.limit + 1);
-    return keysetOf<T>(this.db.prepare(sql).all(...params) as EntityHit[], query.limit);
+    return this.keysetOf<T>(kind, this.db.prepare(sql).all(...params) as EntityHit[], query.limit);
   }
 }
 
 type EntityHit = { doc: string; total: number; id: string };
-
-function keysetOf<T>(rows: EntityHit[], limit: number): KeysetPage<T> {
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    rows: page.map((r) => JSON.parse(r.doc) as T),
-    hasMore: rows.length > limit,
-    lastKey: last ? { value: last.total, id: last.id } : null,
-  };
-}
 
 /** What the ad documents carry beside the Ad (get_creative reads the media of its first ad). */
 type StoredDoc = { media: RecordMedia[] };

@@ -21,6 +21,7 @@ import {
   ranked,
   shownHead,
 } from './entity-facets';
+import { type EntityMoving, movingShown, sameEntityMoving } from './entity-moving';
 
 /** Rendered in this order: domain and app records name their advertisers, so advertisers come first. */
 export const ENTITY_KINDS: readonly EntityKind[] = ['advertiser', 'webmaster', 'creative', 'domain', 'app'];
@@ -45,11 +46,12 @@ export class EntityRecords {
    */
   writeAll(totals: LoadTotals, creativeTitle: (id: string) => string): Map<EntityKind, Map<string, RenderedEntity>> {
     this.db.exec(`DROP INDEX IF EXISTS entities_by_volume; DROP INDEX IF EXISTS name_index_by_entity;
-      DELETE FROM entities; DELETE FROM name_index; DELETE FROM entity_facets;`);
+      DELETE FROM entities; DELETE FROM entity_moving; DELETE FROM name_index; DELETE FROM entity_facets;`);
     const facets = new RowInserter(this.db, 'INSERT INTO entity_facets (kind, id, facet, key, n) VALUES', 5);
     totals.eachCounter((kind, id, facet, key, n) => facets.add(kind, id, facet, key, n));
     facets.flush();
     const entities = new RowInserter(this.db, 'INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES', 5);
+    const moving = new RowInserter(this.db, 'INSERT OR REPLACE INTO entity_moving (kind, id, active_ads, first_seen, last_seen) VALUES', 5);
     const rendered = new Map<EntityKind, Map<string, RenderedEntity>>(ENTITY_KINDS.map((k) => [k, new Map()]));
     const advertisers = rendered.get('advertiser') as Map<string, RenderedEntity>;
     const nameOf = (_kind: 'advertiser', id: string) => (advertisers.get(id)?.row as { name?: string } | undefined)?.name ?? id;
@@ -62,10 +64,13 @@ export class EntityRecords {
         if (!entity) continue;
         done.set(id, entity);
         entities.add(kind, id, entity.adsTotal, JSON.stringify(entity.row), JSON.stringify(entity.full));
+        const shown = movingShown(kind, entity.full);
+        moving.add(kind, id, shown.active_ads, shown.first_seen, shown.last_seen);
         for (const suffix of nameSuffixes(...entity.names)) names.push([kind, suffix, id]);
       }
     }
     entities.flush();
+    moving.flush();
     names.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
     const nameRows = new RowInserter(this.db, 'INSERT OR IGNORE INTO name_index (kind, suffix, id) VALUES', 3);
     for (const [kind, suffix, id] of names) nameRows.add(kind, suffix, id);
@@ -77,9 +82,10 @@ export class EntityRecords {
   /**
    * A live batch: adds its counter changes (dates aside: they are not stored), then brings up to date the records of
    * the entities they touched (deleting those no ad counts for any more) and the catalog. An entity whose changes are
-   * only what a re-sighting moves (its dates, its active count) is patched from its stored record, or left as it is
-   * when nothing it shows moved; any other change renders it again (from its counters; a creative from its ads).
-   * Returns the records written or deleted, by kind (an entity left as it is is not among them: its record stands).
+   * only what a re-sighting moves (its dates, its active count) has those set in its `entity_moving` row, or left as
+   * they are when none moved: its records stand (entity-moving.ts). Any other change renders it again (from its
+   * counters; a creative from its ads). Returns the records rendered or deleted, by kind (an entity whose records stand
+   * is not among them: what it is named by did not change).
    */
   applyChanges(changes: FacetTotals): Map<EntityKind, Map<string, RenderedEntity | null>> {
     const distinct = new Map<string, FacetDelta>();
@@ -122,34 +128,31 @@ export class EntityRecords {
       const done = new Map<string, RenderedEntity | null>();
       rendered.set(kind, done);
       for (const id of changes.changed(kind)) {
-        const stored = this.s.entityDocs.get(kind, id) as StoredRecord | undefined;
+        const moving = this.s.movingOf.get(kind, id) as EntityMoving | undefined;
         const listsNames = renamed && (kind === 'domain' || kind === 'app');
-        if (stored && !listsNames && changes.facetsOf(kind, id).every((facet) => isDateFacet(facet) || facet === '#active')) {
-          const patch = this.patched(kind, id, stored, changes, activeNow.get(entityKey(kind, id)));
+        if (moving && !listsNames && changes.facetsOf(kind, id).every((facet) => isDateFacet(facet) || facet === '#active')) {
+          const patch = this.patched(kind, id, moving, changes, activeNow.get(entityKey(kind, id)));
           if (patch === 'same') continue;
           if (patch !== 'render') {
-            done.set(id, patch);
-            // Its volume (ads_total) stands: an update leaves entities_by_volume alone, a replace would rewrite it.
-            this.s.updateDocs.run(JSON.stringify(patch.row), JSON.stringify(patch.full), kind, id);
+            this.setMoving(kind, id, patch);
             continue;
           }
         }
+        const stored = this.s.entityDocs.get(kind, id) as StoredRecord | undefined;
+        const was = moving && kind === 'advertiser' ? { first: moving.first_seen, last: moving.last_seen } : null;
         const entity: RenderedEntity | null =
           kind === 'creative'
             ? this.renderCreative(id)
-            : renderEntity(
-                kind,
-                id,
-                this.facetsOf(kind, id, () => this.datesAfter(kind, id, stored && kind === 'advertiser' ? shownDates(stored) : null, changes), stored && { stored, changes }),
-                nameOf,
-                () => '',
-              );
+            : renderEntity(kind, id, this.facetsOf(kind, id, () => this.datesAfter(kind, id, was, changes), stored && { stored, changes }), nameOf, () => '');
         done.set(id, entity);
         if (!entity) {
           this.s.deleteNames.run(kind, id);
           this.s.deleteEntity.run(kind, id);
+          this.s.deleteMoving.run(kind, id);
           continue;
         }
+        const shown = movingShown(kind, entity.full);
+        if (!moving || !sameEntityMoving(moving, shown)) this.setMoving(kind, id, shown);
         // Written only when what it shows changed (a rendered record often shows what it showed: an impression count
         // moved, a country's share stayed), and rewriting a top advertiser's record is kilobytes of log per batch.
         const row = JSON.stringify(entity.row);
@@ -166,29 +169,25 @@ export class EntityRecords {
   }
 
   /**
-   * The stored record with what dates and the active count move set again (active_ads; first and last seen dates of
-   * advertisers and creatives, by arithmetic: datesAfter), the rest (lists, names, totals) following counters that did
-   * not move. 'same' when nothing it shows moved (nothing to write); 'render' for a creative whose first or last date
-   * the batch took away (its ads tell the new one).
+   * The entity's moving values after the batch (`was`: before it): its active count as the upsert returned it, the
+   * first and last seen dates of advertisers and creatives by arithmetic (datesAfter). 'same' when none moved (nothing
+   * to write); 'render' for a creative whose first or last date the batch took away (its ads tell the new one).
    */
-  private patched(kind: EntityKind, id: string, stored: StoredRecord, changes: FacetTotals, active: number | undefined): RenderedEntity | 'same' | 'render' {
-    // A full record holds every field of its row (renderEntity), so it alone tells what the record shows.
-    const full = JSON.parse(stored.full_doc) as Record<string, unknown>;
-    const shown: [string, unknown][] = [];
-    if (active !== undefined && 'active_ads' in full) shown.push(['active_ads', active]);
+  private patched(kind: EntityKind, id: string, was: EntityMoving, changes: FacetTotals, active: number | undefined): EntityMoving | 'same' | 'render' {
+    const now = { ...was };
+    if (active !== undefined && was.active_ads !== null) now.active_ads = active;
     if (DATED_KINDS.has(kind)) {
-      const was = { first: (full.first_seen_date as string | undefined) ?? null, last: (full.last_seen_date as string | undefined) ?? null };
-      const dates = kind === 'creative' ? movedDates(was, changes, kind, id) : this.datesAfter(kind, id, was, changes);
+      const shown = { first: was.first_seen, last: was.last_seen };
+      const dates = kind === 'creative' ? movedDates(shown, changes, kind, id) : this.datesAfter(kind, id, shown, changes);
       if (!dates) return 'render';
-      shown.push(['first_seen_date', dates.first], ['last_seen_date', dates.last]);
+      now.first_seen = dates.first;
+      now.last_seen = dates.last;
     }
-    if (shown.every(([field, value]) => full[field] === value)) return 'same';
-    const row = JSON.parse(stored.row_doc) as Record<string, unknown>;
-    for (const [field, value] of shown) {
-      if (field in row) row[field] = value;
-      full[field] = value;
-    }
-    return { adsTotal: stored.ads_total, row, full, names: [] };
+    return sameEntityMoving(now, was) ? 'same' : now;
+  }
+
+  private setMoving(kind: EntityKind, id: string, moving: EntityMoving): void {
+    this.s.setMoving.run(kind, id, moving.active_ads, moving.first_seen, moving.last_seen);
   }
 
   /**
@@ -319,12 +318,6 @@ interface ShownDates {
 
 const entityKey = (kind: FacetKind, id: string) => `${kind}\u0000${id}`;
 
-/** The dates a stored record shows (an advertiser's or a creative's full record; others show none). */
-function shownDates(stored: StoredRecord): ShownDates {
-  const full = JSON.parse(stored.full_doc) as { first_seen_date?: string; last_seen_date?: string };
-  return { first: full.first_seen_date ?? null, last: full.last_seen_date ?? null };
-}
-
 /** The entity's first and last seen dates after the batch by arithmetic (extremeAfter); null for one it cannot tell. */
 function movedExtremes(was: ShownDates | null, changes: FacetTotals, kind: FacetKind, id: string): ShownDates {
   return {
@@ -395,7 +388,7 @@ const sameKey = (c: FacetDelta, r: [string, string, string, string, number] | un
 class RowInserter {
   private static readonly ROWS = 100;
   private readonly full: StatementSync;
-  private readonly values: (string | number)[] = [];
+  private readonly values: (string | number | null)[] = [];
 
   constructor(
     private readonly db: DatabaseSync,
@@ -406,10 +399,10 @@ class RowInserter {
   }
 
   /** One row, its values in column order (fixed arity, no rest array: called once per counter). */
-  add(a: string | number, b: string | number, c: string | number, d?: string | number, e?: string | number): void {
+  add(a: string | number, b: string | number, c: string | number | null, d?: string | number | null, e?: string | number | null): void {
     const values = this.values;
     values.push(a, b, c);
-    if (this.width > 3) values.push(d ?? '', e ?? '');
+    if (this.width > 3) values.push(d ?? null, e ?? null);
     if (values.length === RowInserter.ROWS * this.width) {
       this.full.run(...values);
       values.length = 0;
@@ -444,6 +437,9 @@ function prepare(db: DatabaseSync) {
     storeLast: st('SELECT max(last_seen) AS d FROM ads'),
     insertEntity: st('INSERT OR REPLACE INTO entities (kind, id, ads_total, row_doc, full_doc) VALUES (?, ?, ?, ?, ?)'),
     updateDocs: st('UPDATE entities SET row_doc = ?, full_doc = ? WHERE kind = ? AND id = ?'),
+    movingOf: st('SELECT active_ads, first_seen, last_seen FROM entity_moving WHERE kind = ? AND id = ?'),
+    setMoving: st('INSERT OR REPLACE INTO entity_moving (kind, id, active_ads, first_seen, last_seen) VALUES (?, ?, ?, ?, ?)'),
+    deleteMoving: st('DELETE FROM entity_moving WHERE kind = ? AND id = ?'),
     deleteEntity: st('DELETE FROM entities WHERE kind = ? AND id = ?'),
     entityRow: st('SELECT row_doc AS doc FROM entities WHERE kind = ? AND id = ?'),
     entityDocs: st('SELECT ads_total, row_doc, full_doc FROM entities WHERE kind = ? AND id = ?'),
@@ -455,4 +451,18 @@ function prepare(db: DatabaseSync) {
     getMeta: st('SELECT value FROM meta WHERE key = ?'),
     setMeta: st('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)'),
   };
+}
+
+/**
+ * Fills `entity_moving` from the records' docs in a store written before it (a writer opening it: once, as the table
+ * is empty while records exist). Until then a reader takes the docs' own values (EntityReader).
+ */
+export function fillEntityMoving(db: DatabaseSync): void {
+  if (db.prepare('SELECT 1 FROM entity_moving LIMIT 1').get() || !db.prepare('SELECT 1 FROM entities LIMIT 1').get()) return;
+  const dated = [...DATED_KINDS].map((kind) => `'${kind}'`).join(', ');
+  db.exec(`INSERT INTO entity_moving (kind, id, active_ads, first_seen, last_seen)
+    SELECT kind, id, json_extract(full_doc, '$.active_ads'),
+      CASE WHEN kind IN (${dated}) THEN json_extract(full_doc, '$.first_seen_date') END,
+      CASE WHEN kind IN (${dated}) THEN json_extract(full_doc, '$.last_seen_date') END
+    FROM entities`);
 }

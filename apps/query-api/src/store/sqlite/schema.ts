@@ -5,7 +5,7 @@ import type { DatabaseSync } from 'node:sqlite';
  * array fields live in join tables; `ads_fts` indexes the words of title, body and landing URL;
  * `host_rev` (reversed host) turns "domain and all its subdomains" into one index range.
  * `entity_facets` holds the counters entity records are rendered from (entity-facets.ts), `entities`/`name_index` the
- * rendered records, `trend_columns` the ad columns and word bitsets as of `meta.columns_seq`; `live_changes` lists the
+ * rendered records (`entity_moving` what re-sightings move in them), `trend_columns` the ad columns and word bitsets as of `meta.columns_seq`; `live_changes` lists the
  * rows each live batch removed and added since then (live-columns.ts brings the columns forward with it).
  */
 /** Bumped whenever the layout changes: a store written by another version is emptied and reloaded. */
@@ -65,6 +65,16 @@ CREATE TABLE IF NOT EXISTS entities (
   ads_total INTEGER NOT NULL,
   row_doc TEXT NOT NULL,
   full_doc TEXT NOT NULL,
+  PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
+-- What a re-sighting moves in a record (active ads, first and last seen dates), current: the docs above keep their copy
+-- from when they were last rendered, and every reader takes these from here (entity-moving.ts).
+CREATE TABLE IF NOT EXISTS entity_moving (
+  kind TEXT NOT NULL,
+  id TEXT NOT NULL,
+  active_ads INTEGER,
+  first_seen TEXT,
+  last_seen TEXT,
   PRIMARY KEY (kind, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS name_index (kind TEXT NOT NULL, suffix TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (kind, suffix, id)) WITHOUT ROWID;

@@ -6,7 +6,7 @@ import type { AdRecord, AdStoreWriter, ApplyResult, RejectedRow, WriteResult } f
 import { reverseHost } from '../text';
 import { eachFacet, facetSourceOfRecord, FacetTotals } from './entity-facets';
 import { encodeAdColumns, WORD_BITS_PREFIX } from './ad-columns';
-import { EntityRecords } from './entity-records';
+import { EntityRecords, fillEntityMoving } from './entity-records';
 import { type EntityRows, type KnownRow, LiveColumns } from './live-columns';
 import { ChangeLog, type StoredVisible } from './change-log';
 import { isKeptDigest, keptDigest, type MovingRow, MovingUpdates, sameMoving, storedKeptDigest, type StoredKept, withMoving } from './moving-values';
@@ -57,6 +57,7 @@ export class SqliteWriter implements AdStoreWriter {
     const version = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
     if (version?.value !== SCHEMA_VERSION) this.dropAll();
     migrateIndexes(this.db);
+    fillEntityMoving(this.db);
     this.statements = prepare(this.db);
     this.entities = new EntityRecords(this.db);
     this.movingUpdates = new MovingUpdates(this.db);
@@ -85,7 +86,7 @@ export class SqliteWriter implements AdStoreWriter {
     this.db.exec(`
       DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_docs; DROP TABLE IF EXISTS ad_countries;
       DROP TABLE IF EXISTS ad_categories; DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts;
-      DROP TABLE IF EXISTS entities; DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers;
+      DROP TABLE IF EXISTS entities; DROP TABLE IF EXISTS entity_moving; DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers;
       DROP TABLE IF EXISTS entity_facets; DROP TABLE IF EXISTS live_changes; DROP TABLE IF EXISTS trend_columns;
       DELETE FROM meta;`);
     this.db.exec(BASE_TABLES);
