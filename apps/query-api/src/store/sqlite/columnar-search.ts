@@ -92,7 +92,7 @@ export class ColumnarAds {
         fill[v] = at(fill, v) + 1;
       }
     }
-    return { positions, offsets: starts };
+    return { positions, offsets: starts, tail: null };
   }
 
   /**
@@ -111,7 +111,7 @@ export class ColumnarAds {
       positions[at(fill, k)] = p;
       fill[k] = at(fill, k) + 1;
     });
-    return { positions, offsets };
+    return { positions, offsets, tail: null };
   }
 
   /** The indexes built so far (none is built here): what live-columns.ts splices a batch's tail into. */
@@ -161,7 +161,7 @@ export class ColumnarAds {
   /** The positions of an advertiser's ads, ascending (null when the columns know no such advertiser). */
   advertiserPositions(id: string): Int32Array | null {
     const code = this.codes.advertiserIds.get(id);
-    return code === undefined ? null : group(this.idPostings.advertiserId(), code);
+    return code === undefined ? null : joined(group(this.idPostings.advertiserId(), code));
   }
 
   sortValue(sort: AdSort, p: number): number {
@@ -260,7 +260,7 @@ export class ColumnarAds {
     const driver = postings?.driver ?? null;
     return {
       matches: this.matcher(f, null),
-      postings: postings?.positions ?? null,
+      postings: postings ? joined(postings.list) : null,
       besides: this.checksBeside(f, driver) > 0 ? this.matcher(f, driver) : null,
     };
   }
@@ -268,15 +268,13 @@ export class ColumnarAds {
   /** The shortest posting list among the filters that have one (null: none does). */
   private shortestPostings(f: CompiledFilter): Postings | null {
     let best: Postings | null = null;
-    const offer = (driver: Driver, positions: Int32Array | undefined, ordered = true) => {
-      const list = positions ?? new Int32Array(0);
-      if (!best || list.length < best.positions.length) best = { driver, positions: list, ordered };
+    const offer = (driver: Driver, list: PositionList | undefined, ordered = true) => {
+      if (!best || (list?.length ?? 0) < best.list.length) best = { driver, list: list ?? NO_POSITIONS, ordered };
     };
     const byHost = f.hosts ? this.byHost() : null;
     if (f.hosts && byHost) {
-      const { positions, offsets } = byHost;
       // One host: its positions are ascending. Several: grouped by host, so a walk cannot stop early by date.
-      offer('host', positions.subarray(at(offsets, f.hosts.from), at(offsets, f.hosts.to)), f.hosts.to - f.hosts.from === 1);
+      offer('host', groupRange(byHost, f.hosts.from, f.hosts.to), f.hosts.to - f.hosts.from === 1);
     }
     if (f.country >= 0) offer('country', group(this.countryPostings(), f.country));
     if (f.categories?.size === 1) {
@@ -297,7 +295,7 @@ export class ColumnarAds {
     if (!f) return 0;
     const postings = this.shortestPostings(f);
     const words = bits ? popcount(bits) : null;
-    let visits = Math.min(this.end(f.to), postings?.positions.length ?? Infinity, words ?? Infinity);
+    let visits = Math.min(this.end(f.to), postings?.list.length ?? Infinity, words ?? Infinity);
     // Each further check passes about half the positions (a guess, like the SQL planner's for status and platform).
     if (sort === 'date' && (postings?.ordered ?? true)) visits = Math.min(visits, (limit + 1) * 2 ** this.checksBeside(f, postings?.driver ?? null));
     return Math.min(visits, this.walkOf(f, sort, limit, words)) * COLUMN_VISIT_COST;
@@ -331,7 +329,7 @@ export class ColumnarAds {
     }
     for (const key of ID_FILTERS) if (f.ids[key] >= 0) share *= group(this.idPostings[key](), f.ids[key]).length / n;
     const byHost = f.hosts ? this.byHost() : null;
-    if (f.hosts && byHost) share *= (at(byHost.offsets, f.hosts.to) - at(byHost.offsets, f.hosts.from)) / n;
+    if (f.hosts && byHost) share *= groupRange(byHost, f.hosts.from, f.hosts.to).length / n;
     if (f.to < Infinity) share *= this.end(f.to) / n;
     if (f.from > -Infinity) share *= (n - lowerBound(this.lastSorted(), f.from)) / n;
     if (f.platforms && f.platforms.size < 2) share *= 0.5;
@@ -374,7 +372,7 @@ export class ColumnarAds {
     const checksLeft = this.checksBeside(f, driver) > 0;
     if (!checksLeft) {
       // One source answers alone: its length is the count.
-      if (postings && !bits && !candidates) return Math.min(bound, postings.positions.length);
+      if (postings && !bits && !candidates) return Math.min(bound, postings.list.length);
       if (!postings && bits) return Math.min(bound, popcount(bits));
       if (!postings && candidates) return Math.min(bound, candidates.length);
       if (!postings) return Math.min(bound, this.cols.n);
@@ -395,9 +393,10 @@ export class ColumnarAds {
     // stops at its bound stops sooner; one under its bound visits the same positions either way.
     let n = 0;
     if (postings) {
-      const list = postings.positions;
+      const { list } = postings;
+      const positionAt = positionsOf(list);
       for (let i = list.length - 1; i >= 0; i--) {
-        const p = at(list, i);
+        const p = positionAt(i);
         if ((!inWords || inWords(p)) && matches(p) && ++n >= bound) return n;
       }
     } else if (bits) {
@@ -492,7 +491,7 @@ export class ColumnarAds {
     const postings = this.shortestPostings(f);
     // Walk the shortest source: a posting list (checking the word bits when there are some) or the word bits.
     const words = bits ? popcount(bits) : null;
-    const walkBits = words !== null && (!postings || words < postings.positions.length);
+    const walkBits = words !== null && (!postings || words < postings.list.length);
     const inBits = bits ? (p: number) => (at(bits, p >>> 5) & (1 << (p & 31))) !== 0 : null;
     const inWords = walkBits ? null : inBits;
     const driver = walkBits ? null : (postings?.driver ?? null);
@@ -502,7 +501,7 @@ export class ColumnarAds {
     const afterValue = after === undefined ? 0 : typeof after.value === 'string' ? dayNumber(after.value) : after.value;
 
     const k = limit + 1;
-    const source = Math.min(this.end(f.to), (walkBits ? words : postings?.positions.length) ?? Infinity, candidates?.length ?? Infinity);
+    const source = Math.min(this.end(f.to), (walkBits ? words : postings?.list.length) ?? Infinity, candidates?.length ?? Infinity);
     if (isMovingSort(sort) && this.walkOf(f, sort, limit, words ?? candidates?.length ?? null) < source) {
       const inCandidates = candidates ? this.membership(candidates) : null;
       const every = this.matcher(f, null);
@@ -573,9 +572,9 @@ export class ColumnarAds {
         if (p >= 0) consider(p);
       }
     } else {
-      const list = postings?.positions ?? null;
+      const list = postings?.list ?? null;
       const length = list ? list.length : this.end(f.to);
-      const positionAt = list ? (i: number) => at(list, i) : (i: number) => i;
+      const positionAt = list ? positionsOf(list) : (i: number) => i;
       const inCandidates = candidates ? this.membership(candidates) : null;
       for (let i = descending ? length - 1 : 0; descending ? i >= 0 : i < length; i += descending ? -1 : 1) {
         const p = positionAt(i);
@@ -649,7 +648,7 @@ type Driver = IdFilter | 'country' | 'category' | 'host';
 
 interface Postings {
   driver: Driver;
-  positions: Int32Array;
+  list: PositionList;
   /** Whether the positions ascend (a date-sorted walk may then stop after one page). */
   ordered: boolean;
 }
@@ -693,15 +692,63 @@ export function lowerBound<T extends number | string>(sorted: SortedList<T>, val
   return lo;
 }
 
-/** Positions grouped by key: key k's positions, ascending, are positions[offsets[k]..offsets[k + 1]). */
+/**
+ * Positions grouped by key: key k's positions, ascending, are positions[offsets[k]..offsets[k + 1]) (a key past the
+ * offsets has none there), then its entries in `tail`.
+ */
 export interface Grouped {
   positions: Int32Array;
   offsets: Int32Array;
+  /**
+   * The entries live tail batches added since the grouping was built (decisions/0020: a batch adds to this short list
+   * instead of copying the grouping): keys ascending, positions ascending within a key and past every grouped one.
+   */
+  tail: GroupedTail | null;
 }
 
-/** Key k's positions (a view, no copy). */
-function group(g: Grouped, k: number): Int32Array {
-  return g.positions.subarray(at(g.offsets, k), at(g.offsets, k + 1));
+export interface GroupedTail {
+  keys: Int32Array;
+  positions: Int32Array;
+}
+
+/**
+ * Some keys' positions: those grouped, then the tail's (views, no copy). For one key the two ascend as one list; for a
+ * range of keys each part is grouped by key.
+ */
+export interface PositionList {
+  grouped: Int32Array;
+  tail: Int32Array;
+  length: number;
+}
+
+const NO_POSITIONS: PositionList = { grouped: new Int32Array(0), tail: new Int32Array(0), length: 0 };
+
+/** The positions of keys [from, to). */
+export function groupRange(g: Grouped, from: number, to: number): PositionList {
+  const keys = g.offsets.length - 1;
+  const grouped = g.positions.subarray(at(g.offsets, Math.min(from, keys)), at(g.offsets, Math.min(to, keys)));
+  const tail = g.tail ? g.tail.positions.subarray(lowerBound(g.tail.keys, from), lowerBound(g.tail.keys, to)) : NO_POSITIONS.tail;
+  return { grouped, tail, length: grouped.length + tail.length };
+}
+
+/** Key k's positions. */
+function group(g: Grouped, k: number): PositionList {
+  return groupRange(g, k, k + 1);
+}
+
+/** The i-th position of a list. */
+function positionsOf({ grouped, tail }: PositionList): (i: number) => number {
+  if (!tail.length) return (i) => at(grouped, i);
+  return (i) => (i < grouped.length ? at(grouped, i) : at(tail, i - grouped.length));
+}
+
+/** A list as one array (a view when it has no tail part). */
+function joined({ grouped, tail }: PositionList): Int32Array {
+  if (!tail.length) return grouped;
+  const out = new Int32Array(grouped.length + tail.length);
+  out.set(grouped);
+  out.set(tail, grouped.length);
+  return out;
 }
 
 /** The indexes over one version of the columns: built once by the live writer and shared with every reader. */

@@ -4,6 +4,7 @@ import type { AppStore, CreativeFormat } from '@adintel/contracts';
 import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
 import { at, type ColumnIndexes, ColumnarAds, type Grouped, lowerBound } from './columnar-search';
+import { addToGrouped, relaidByRank } from './grouped-tail';
 import { inRankOrder, rankGap, ranksBetween, respread, spreadRank } from './id-ranks';
 import { MOVING_SORTS, patchOrder } from './sort-orders';
 import { type Alloc, localAlloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
@@ -349,12 +350,13 @@ export class LiveColumns {
    * The columns after batches that move no position: no stored row left, every added ad is first seen on or after the
    * newest stored first-seen day, and rows changed in place kept their countries and categories. Then the added ads
    * are a tail, whatever their ids and hosts (ADR 0018): positions follow first_seen only from `sorted` on, so a new
-   * ad's id need not sort after the stored ones (the stored ids' ranks move up past it: the one column copied for it),
+   * ad's id need not sort after the stored ones (its id rank falls in the gap between its neighbours': id-ranks.ts),
    * and hosts are codes in the order they came with a sorted order beside them (a new host moves no stored value). The
-   * columns that never change for a stored ad (ids, codes, lists) grow in place into spare room (readers of the
+   * columns that never change for a stored ad (ids, ranks, codes, lists) grow in place into spare room (readers of the
    * previous version read only up to its length), the moving values (dates, status, activity, popularity,
-   * impressions) are copied and patched, and each index is the previous one with the tail spliced in, a copy by runs,
-   * not a rebuild. Null when the batches do not qualify: the merge runs.
+   * impressions) are copied and patched, and each grouping and order keeps what it had, the batch's entries added to a
+   * short list beside it (grouped-tail.ts, sort-orders.ts: decisions/0020), not a copy. Null when the batches do not
+   * qualify: the merge runs.
    */
   private appended(state: Versioned, added: AddedAd[], updated: AddedAd[]): LiveState | null {
     const old = state.columnar;
@@ -438,12 +440,12 @@ export class LiveColumns {
     };
     this.relabel(next.dicts, dicts.codes, touchedIds(cols, null, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
 
-    // The indexes the previous columns had, with the tail spliced in (one not built there is built when first used).
+    // The indexes the previous columns had, with the batch's entries added (one not built there is built when first used).
     const built = old.builtIndexes();
     const keyed = (column: Int32Array | null) => added.map((_, i) => [column ? at(column, n0 + i) : -1, n0 + i] as [number, number]);
     const listed = (lists: number[][]) => lists.flatMap((l, i) => l.map((v) => [v, n0 + i] as [number, number]));
     const splice = (g: Grouped | null | undefined, size: number, entries: [number, number][]) =>
-      g ? appendGrouped(g, size, entries, this.alloc) : undefined;
+      g ? addToGrouped(g, size, entries, this.alloc) : undefined;
     const indexes: Partial<ColumnIndexes> = {
       country: splice(built.country, next.dicts.countries.length, listed(countries.lists)),
       category: splice(built.category, next.dicts.categories.length, listed(categories.lists)),
@@ -469,9 +471,9 @@ export class LiveColumns {
     );
     if (built.host !== undefined) {
       // Grouped by host rank: new hosts open empty groups at their ranks first.
-      const byRank = built.host && hosts?.rankOfOld ? relaidByRank(built.host, hosts.rankOfOld, hosts.order.length) : built.host;
+      const byRank = built.host && hosts?.rankOfOld ? relaidByRank(built.host, hosts.rankOfOld, hosts.order.length, this.alloc) : built.host;
       const ranked = added.map((ad, i) => [hosts ? at(hosts.rank, hostCode(ad)) : -1, n0 + i] as [number, number]);
-      indexes.host = byRank && hosts ? appendGrouped(byRank, hosts.order.length, ranked, this.alloc) : null;
+      indexes.host = byRank && hosts ? addToGrouped(byRank, hosts.order.length, ranked, this.alloc) : null;
     }
     if (built.pairs && next.dicts.countries.length === cols.dicts.countries.length && next.dicts.categories.length === cols.dicts.categories.length) {
       const pairs = this.alloc(Int32Array, built.pairs.length);
@@ -728,35 +730,6 @@ function moveWordBits(
   return out;
 }
 
-/**
- * A grouping (positions by key, ascending within a key) with entries [key, position] added, every position after the
- * grouped ones: the keys no entry has are copied in runs; `size` is the number of keys now (it may have grown).
- */
-function appendGrouped(g: Grouped, size: number, entries: [number, number][], alloc: Alloc): Grouped {
-  const tail = entries.filter(([key]) => key >= 0).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const oldKeys = g.offsets.length - 1;
-  const oldEnd = (k: number) => at(g.offsets, Math.min(k, oldKeys));
-  const offsets = alloc(Int32Array, size + 1);
-  let t = 0;
-  for (let k = 0; k <= size; k++) {
-    offsets[k] = oldEnd(k) + t;
-    while (t < tail.length && (tail[t] as [number, number])[0] === k) t++;
-  }
-  const positions = alloc(Int32Array, g.positions.length + tail.length);
-  let copied = 0;
-  let to = 0;
-  for (let i = 0; i < tail.length; ) {
-    const key = (tail[i] as [number, number])[0];
-    const upto = oldEnd(key + 1);
-    positions.set(g.positions.subarray(copied, upto), to);
-    to += upto - copied;
-    copied = upto;
-    for (; i < tail.length && (tail[i] as [number, number])[0] === key; i++) positions[to++] = (tail[i] as [number, number])[1];
-  }
-  positions.set(g.positions.subarray(copied), to);
-  return { positions, offsets };
-}
-
 /** Days sorted ascending, with some taken out and some put in: rebuilt from the count of each day (a few hundred fills). */
 function patchSortedDays(sorted: Int32Array, out: number[], put: number[], alloc: Alloc): Int32Array {
   const counts = new Map<number, number>();
@@ -826,18 +799,6 @@ function extendHosts(
   const nextRank = alloc(Int32Array, size);
   for (let r = 0; r < size; r++) nextRank[at(nextOrder, r)] = r;
   return { order: nextOrder, rank: nextRank, codeOf, rankOfOld };
-}
-
-/** A grouping by host rank laid out for the ranks after new hosts came in (each new rank an empty group), positions shared. */
-function relaidByRank(g: Grouped, rankOfOld: Int32Array, size: number): Grouped {
-  const offsets = new Int32Array(size + 1);
-  let r = 0;
-  for (let k = 0; k < rankOfOld.length; k++) {
-    const to = at(rankOfOld, k);
-    while (r <= to) offsets[r++] = at(g.offsets, k);
-  }
-  while (r <= size) offsets[r++] = at(g.offsets, rankOfOld.length);
-  return { positions: g.positions, offsets };
 }
 
 /**
