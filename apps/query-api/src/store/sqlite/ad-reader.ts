@@ -189,7 +189,7 @@ export class AdReader {
       | undefined;
     if (!row) return null;
     const doc = withMoving(JSON.parse(row.doc) as StoredDoc, row);
-    const advertiser = this.entities.entity<AdvertiserMatch>('advertiser', doc.advertiser_id, 'row_doc');
+    const advertiser = this.entities.renderedEntity<AdvertiserMatch>('advertiser', doc.advertiser_id, 'row_doc');
     return {
       ...toAd(doc),
       media: doc.media,
@@ -216,7 +216,7 @@ export class AdReader {
       )
       .all(...plan.params, limit) as { key: string; ads: number }[];
     const kind = field === 'advertiser' || field === 'webmaster' ? field : null;
-    const labelOf = (key: string) => (kind ? { label: this.entities.entity<{ name: string }>(kind, key, 'row_doc')?.name ?? key } : {});
+    const labelOf = (key: string) => (kind ? { label: this.entities.renderedEntity<{ name: string }>(kind, key, 'row_doc')?.name ?? key } : {});
     return { total: n, buckets: buckets.map((b) => ({ key: b.key, ads: b.ads, ...labelOf(b.key) })) };
   }
 

@@ -50,7 +50,7 @@ export class EntityReader {
    * (a re-sighting would move an entry of it: decisions/0019).
    */
   advertiserActivity(id: string, range: DateRange): ActivityDayData[] | null {
-    if (!this.entity('advertiser', id, 'row_doc')) return null;
+    if (this.docOf('advertiser', id, 'row_doc') === null) return null;
     const from = dayNumber(range.from);
     const to = dayNumber(range.to);
     const days = to - from + 1;
@@ -91,7 +91,7 @@ export class EntityReader {
   }
 
   webmasterAdvertisers(id: string, page: { limit: number; after?: SortKey }): KeysetPage<AdvertiserMatch> | null {
-    if (!this.entity('webmaster', id, 'row_doc')) return null;
+    if (this.docOf('webmaster', id, 'row_doc') === null) return null;
     const params: SQLInputValue[] = [id];
     // The webmaster's advertisers are the keys of its `advertiser` counter (entity-facets.ts).
     let sql = `SELECT e.row_doc AS doc, e.ads_total AS total, e.id AS id FROM entity_facets f
@@ -207,10 +207,22 @@ export class EntityReader {
   }
 
   entity<T>(kind: EntityKind, id: string, column: 'row_doc' | 'full_doc'): T | null {
-    const row = this.db.prepare(`SELECT ${column} AS doc FROM entities WHERE kind = ? AND id = ?`).get(kind, id) as
-      | { doc: string }
-      | undefined;
-    return row ? (this.withMoving<T>(kind, [{ id, doc: row.doc }])[0] ?? null) : null;
+    const doc = this.docOf(kind, id, column);
+    return doc === null ? null : (this.withMoving<T>(kind, [{ id, doc }])[0] ?? null);
+  }
+
+  /**
+   * A record as last rendered: its moving values may be older than the row's (entity-moving.ts). For reads of what a
+   * re-sighting never moves (names, platforms), one read instead of two.
+   */
+  renderedEntity<T>(kind: EntityKind, id: string, column: 'row_doc' | 'full_doc'): T | null {
+    const doc = this.docOf(kind, id, column);
+    return doc === null ? null : (JSON.parse(doc) as T);
+  }
+
+  private docOf(kind: EntityKind, id: string, column: 'row_doc' | 'full_doc'): string | null {
+    const row = this.db.prepare(`SELECT ${column} AS doc FROM entities WHERE kind = ? AND id = ?`).get(kind, id) as { doc: string } | undefined;
+    return row?.doc ?? null;
   }
 
   /** The parsed docs of records of one kind, with the moving values `entity_moving` holds current (entity-moving.ts). */
