@@ -5,6 +5,7 @@ import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
 import { at, type ColumnIndexes, ColumnarAds, type Grouped, lowerBound } from './columnar-search';
 import { addToGrouped, relaidByRank } from './grouped-tail';
+import { MOVING_COLUMNS, MovingBuffers } from './moving-buffers';
 import { inRankOrder, rankGap, ranksBetween, respread, spreadRank } from './id-ranks';
 import { MOVING_SORTS, patchOrder } from './sort-orders';
 import { type Alloc, localAlloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
@@ -72,25 +73,24 @@ type CodeOf = (dict: 'platforms' | 'advertiserIds' | 'webmasterIds' | 'appIds' |
 type ValueColumn = 'rid' | 'activity' | 'popularity' | 'impressions' | 'first' | 'last' | 'platform' | 'active' | 'destination' | 'advertiser' | 'webmaster' | 'app' | 'creative';
 
 /**
- * Each such column: its array type, whether a stored ad's value can change in place (`moves`: a re-sighting moves
- * dates, status, activity, popularity, impressions; every other value of a row that changes gives the ad a new row,
- * SqliteWriter.seenAgain), and its value for an ad a batch brings. The merge and the tail build every column from it.
+ * Each such column: its array type and its value for an ad a batch brings. The merge and the tail build every column
+ * from it (a stored ad's value changes in place in the moving columns only: MOVING_COLUMNS).
  */
-function valueColumns(code: CodeOf): { [K in ValueColumn]: { make: TypedArrayOf<AdColumns[K]>; moves: boolean; valueOf: (ad: AddedAd) => number } } {
+function valueColumns(code: CodeOf): { [K in ValueColumn]: { make: TypedArrayOf<AdColumns[K]>; valueOf: (ad: AddedAd) => number } } {
   return {
-    rid: { make: Int32Array, moves: false, valueOf: (ad) => ad.row.rid },
-    activity: { make: Int32Array, moves: true, valueOf: (ad) => ad.row.activity_days },
-    popularity: { make: Float64Array, moves: true, valueOf: (ad) => ad.row.popularity },
-    impressions: { make: Float64Array, moves: true, valueOf: (ad) => ad.row.impressions },
-    first: { make: Int32Array, moves: false, valueOf: (ad) => ad.first },
-    last: { make: Int32Array, moves: true, valueOf: (ad) => dayNumber(ad.row.last_seen) },
-    platform: { make: Uint8Array, moves: false, valueOf: (ad) => code('platforms', ad.row.platform) },
-    active: { make: Uint8Array, moves: true, valueOf: (ad) => (ad.row.status === 'active' ? 1 : 0) },
-    destination: { make: Uint8Array, moves: true, valueOf: (ad) => destinationCode(ad.row.destination) },
-    advertiser: { make: Int32Array, moves: false, valueOf: (ad) => code('advertiserIds', ad.row.advertiser_id) },
-    webmaster: { make: Int32Array, moves: false, valueOf: (ad) => code('webmasterIds', ad.row.webmaster_id) },
-    app: { make: Int32Array, moves: false, valueOf: (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1) },
-    creative: { make: Int32Array, moves: false, valueOf: (ad) => code('creativeIds', ad.row.creative_id) },
+    rid: { make: Int32Array, valueOf: (ad) => ad.row.rid },
+    activity: { make: Int32Array, valueOf: (ad) => ad.row.activity_days },
+    popularity: { make: Float64Array, valueOf: (ad) => ad.row.popularity },
+    impressions: { make: Float64Array, valueOf: (ad) => ad.row.impressions },
+    first: { make: Int32Array, valueOf: (ad) => ad.first },
+    last: { make: Int32Array, valueOf: (ad) => dayNumber(ad.row.last_seen) },
+    platform: { make: Uint8Array, valueOf: (ad) => code('platforms', ad.row.platform) },
+    active: { make: Uint8Array, valueOf: (ad) => (ad.row.status === 'active' ? 1 : 0) },
+    destination: { make: Uint8Array, valueOf: (ad) => destinationCode(ad.row.destination) },
+    advertiser: { make: Int32Array, valueOf: (ad) => code('advertiserIds', ad.row.advertiser_id) },
+    webmaster: { make: Int32Array, valueOf: (ad) => code('webmasterIds', ad.row.webmaster_id) },
+    app: { make: Int32Array, valueOf: (ad) => (ad.row.app_doc ? code('appIds', ad.row.app_id) : -1) },
+    creative: { make: Int32Array, valueOf: (ad) => code('creativeIds', ad.row.creative_id) },
   };
 }
 
@@ -100,8 +100,12 @@ function eachValueColumn(
   build: <K extends ValueColumn>(name: K, column: { make: TypedArrayOf<AdColumns[K]>; moves: boolean; valueOf: (ad: AddedAd) => number }) => AdColumns[K],
 ): Pick<AdColumns, ValueColumn> {
   const columns = valueColumns(code);
+  const moves = (name: ValueColumn) => (MOVING_COLUMNS as readonly ValueColumn[]).includes(name);
   // One entry per key of the mapped type: the compiler cannot follow a key through Object.keys, so the result is asserted.
-  return Object.fromEntries((Object.keys(columns) as ValueColumn[]).map((name) => [name, build(name, columns[name])])) as Pick<AdColumns, ValueColumn>;
+  return Object.fromEntries((Object.keys(columns) as ValueColumn[]).map((name) => [name, build(name, { ...columns[name], moves: moves(name) })])) as Pick<
+    AdColumns,
+    ValueColumn
+  >;
 }
 
 /** Up to this many row ids per `rid IN (...)` (SQLite's default limit on bound parameters is 32,766). */
@@ -131,12 +135,21 @@ export class LiveColumns {
   /** Forwards that took the tail path (appended), not the merge: tests and the benchmark read it. */
   tailForwards = 0;
 
-  /** `alloc`: where the columns live (the live writer's in shared memory, to publish them: shared-columns.ts). */
+  /** The live writer's moving columns, in buffers used again once no reader can be on their version (null: copies). */
+  readonly movingBuffers: MovingBuffers | null;
+
+  /**
+   * `alloc`: where the columns live (the live writer's in shared memory, to publish them: shared-columns.ts);
+   * `oldestRead`: the oldest version a reader of the published columns may be reading (the live writer's: its buffers
+   * of older versions are used again).
+   */
   constructor(
     private readonly db: DatabaseSync,
     private readonly alloc: Alloc = localAlloc,
+    oldestRead: (() => number) | null = null,
   ) {
     this.s = prepare(db);
+    this.movingBuffers = oldestRead ? new MovingBuffers(alloc, oldestRead) : null;
   }
 
   /** The state to go back to when the transaction a forward read in is rolled back (restore). */
@@ -179,6 +192,7 @@ export class LiveColumns {
     const seq = Number(meta.get('seq') ?? '0');
     if (this.state?.base !== base || this.state.seq < stored || this.state.seq > seq) {
       this.derivations++;
+      this.movingBuffers?.reset();
       const loaded = this.load();
       if (!loaded) return null;
       this.state = { ...loaded, base, seq: stored };
@@ -248,6 +262,7 @@ export class LiveColumns {
         return appended;
       }
     }
+    this.movingBuffers?.reset();
     const rankOf = this.rankIds(old, removed, added);
     added.sort((a, b) => a.first - b.first || a.rank - b.rank);
     const updatedAt = new Int32Array(cols.n).fill(-1);
@@ -403,10 +418,13 @@ export class LiveColumns {
       return out;
     };
     const updatedAt = updated.map((ad) => old.positionOf(ad.row.rid));
-    /** A moving column: a copy (readers of the previous version still read it), patched and extended. */
-    const moving = <A extends Int32Array | Uint8Array | Float64Array>(make: TypedArrayOf<A>, column: A, valueOf: (ad: AddedAd) => number): A => {
-      const out = this.alloc(make, n);
-      out.set(column as never);
+    // The moving columns hold the previous version's values (readers of that version still read its own), patched
+    // below at the positions this batch changed and extended.
+    const previous: Partial<Pick<AdColumns, ValueColumn>> | null = this.movingBuffers?.next(state.seq, cols, n) ?? null;
+    const moving = <K extends ValueColumn>(name: K, make: TypedArrayOf<AdColumns[K]>, column: AdColumns[K], valueOf: (ad: AddedAd) => number): AdColumns[K] => {
+      const prefilled: AdColumns[K] | undefined = previous?.[name];
+      const out = prefilled ?? this.alloc(make, n);
+      if (!prefilled) out.set(column as never);
       updated.forEach((ad, i) => (out[updatedAt[i] ?? 0] = valueOf(ad)));
       added.forEach((ad, i) => (out[n0 + i] = valueOf(ad)));
       return out;
@@ -427,7 +445,7 @@ export class LiveColumns {
     const next: AdColumns = {
       n,
       sorted: inOrder ? n : cols.sorted,
-      ...eachValueColumn(code, (name, { make, moves, valueOf }) => (moves ? moving : tail)(make, cols[name], valueOf)),
+      ...eachValueColumn(code, (name, { make, moves, valueOf }) => (moves ? moving(name, make, cols[name], valueOf) : tail(make, cols[name], valueOf))),
       idRank: tail(Int32Array, ranks, (ad) => ad.rank),
       countryOff: countries.off,
       countryVal: countries.val,
@@ -439,6 +457,7 @@ export class LiveColumns {
       dicts: { ...dicts.dicts, hostsReversed: cols.dicts.hostsReversed },
     };
     this.relabel(next.dicts, dicts.codes, touchedIds(cols, null, [...added, ...updated]), state.seq === this.forwardingTo - 1 ? this.records : null);
+    this.movingBuffers?.keep(state.seq, cols, this.forwardingTo, updatedAt, n0, n);
 
     // The indexes the previous columns had, with the batch's entries added (one not built there is built when first used).
     const built = old.builtIndexes();

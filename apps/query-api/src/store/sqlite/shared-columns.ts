@@ -29,6 +29,15 @@ import { sharedAlloc } from './typed-alloc';
 const LOGGED = [...CODED_DICTIONARIES, 'advertiserNames', 'webmasterNames', 'apps', 'creativeTitles', 'creativeFormats'] as const;
 type Logged = (typeof LOGGED)[number];
 
+/**
+ * A reader's slot in the publisher's pins (decisions/0020): free, claimed by a reader between reads, or the oldest
+ * version (sequence number) the reader's current read may use. The live writer writes a version's buffers again only
+ * once every pin is past it (MovingBuffers).
+ */
+const FREE = -1;
+const IDLE = 0x7fffffff;
+const PIN_SLOTS = 64;
+
 /** How long a reader waits for the publication of a batch its transaction sees before it derives the columns itself. */
 const PUBLICATION_WAIT_MS = 2_000;
 
@@ -54,6 +63,8 @@ export interface Publication {
   layout: string;
   /** [0]: the newest sequence number published, for readers waiting for one (Atomics.wait). */
   control: Int32Array;
+  /** The readers' pins (FREE, IDLE, or the oldest version a read in progress may use): one writer's, like `control`. */
+  pins: Int32Array;
   cols: Omit<AdColumns, 'dicts'>;
   indexes: ColumnIndexes;
   logs: Record<Logged, LogView>;
@@ -126,6 +137,7 @@ class LogReader {
 export class ColumnsPublisher {
   private readonly channel: BroadcastChannel;
   private readonly control = sharedAlloc(Int32Array, 1);
+  private readonly pins = sharedAlloc(Int32Array, PIN_SLOTS).fill(FREE);
   private lineage = '';
   /** The codes of the lineage logged so far (a new load of the columns starts another lineage). */
   private codes: DictionaryCodes | null = null;
@@ -174,6 +186,7 @@ export class ColumnsPublisher {
       seq: state.seq,
       layout: state.layout,
       control: this.control,
+      pins: this.pins,
       cols: arrays,
       indexes: state.columnar.allIndexes(),
       logs: Object.fromEntries(LOGGED.map((name) => [name, this.logs[name].view()])) as Record<Logged, LogView>,
@@ -182,6 +195,16 @@ export class ColumnsPublisher {
       wordBits: first ? new Uint32Array(first.buffer) : new Uint32Array(new SharedArrayBuffer(0)),
       wordStride: (cols.n + 31) >>> 5,
     };
+  }
+
+  /** The oldest version a reader may be reading now (Infinity: none is reading a published one). */
+  oldestRead(): number {
+    let oldest = Infinity;
+    for (let slot = 0; slot < PIN_SLOTS; slot++) {
+      const pin = Atomics.load(this.pins, slot);
+      if (pin >= 0 && pin < oldest) oldest = pin;
+    }
+    return oldest;
   }
 
   /** Posts a prepared publication: right after the batch's commit. */
@@ -212,6 +235,9 @@ class ColumnsFollower {
   private codes = emptyCodes();
   private counts = {} as Record<Logged, number>;
   private words = new Map<string, number>();
+  /** This reader's slot in a writer's pins, and whether the read in progress is pinned there. */
+  private pin: { pins: Int32Array; slot: number } | null = null;
+  private pinned: Int32Array | null = null;
 
   constructor(file: string) {
     this.channel = new BroadcastChannel(columnsChannel(file));
@@ -227,11 +253,42 @@ class ColumnsFollower {
     for (let m = receive(this.channel); m; m = receive(this.channel)) this.latest = m.message as Publication;
   }
 
+  /**
+   * Before a read transaction begins (after drain): pins the newest version published, the oldest this read can see
+   * (a version is published after its commit). A read that is not pinned takes no publication: the writer may be
+   * writing the buffers of any version no pin holds.
+   */
+  pinRead(): void {
+    const latest = this.latest;
+    if (!latest) return;
+    if (this.pin?.pins !== latest.pins) {
+      this.releaseSlot();
+      const slot = claimSlot(latest.pins);
+      this.pin = slot < 0 ? null : { pins: latest.pins, slot };
+    }
+    if (!this.pin) return;
+    Atomics.store(this.pin.pins, this.pin.slot, Atomics.load(latest.control, 0));
+    this.pinned = this.pin.pins;
+  }
+
+  /** After the read: the writer may write the buffers of the versions it used again. */
+  unpinRead(): void {
+    if (this.pin && this.pinned) Atomics.store(this.pin.pins, this.pin.slot, IDLE);
+    this.pinned = null;
+  }
+
+  private releaseSlot(): void {
+    if (this.pin) Atomics.store(this.pin.pins, this.pin.slot, FREE);
+    this.pin = null;
+  }
+
   /** The published columns for exactly this base and batch, or null (the caller derives its own). */
   stateFor(base: string, seq: number): ColumnsState | null {
-    if (this.adopted?.publication.base === base && this.adopted.publication.seq === seq) return this.adopted.state;
+    const pinned = this.pinned;
+    if (!pinned) return null;
+    if (this.adopted?.publication.base === base && this.adopted.publication.seq === seq && this.adopted.publication.pins === pinned) return this.adopted.state;
     const latest = this.latest;
-    if (!latest || latest.base !== base || latest.seq > seq) return null;
+    if (!latest || latest.base !== base || latest.seq > seq || latest.pins !== pinned) return null;
     const publication = latest.seq === seq ? latest : this.await(latest.control, base, seq);
     if (!publication) return null;
     this.adopted = { publication, state: this.adopt(publication) };
@@ -249,7 +306,7 @@ class ColumnsFollower {
         this.latest = publication;
         if (publication.base === base && publication.seq === seq) found = publication;
       }
-      if (found) return found;
+      if (found) return found.pins === this.pinned ? found : null;
       const left = deadline - performance.now();
       if (published >= seq || left <= 0) {
         // Another writer's batch, or a writer that stopped: follow again from its next publication.
@@ -299,8 +356,16 @@ class ColumnsFollower {
   }
 
   close(): void {
+    this.unpinRead();
+    this.releaseSlot();
     this.channel.close();
   }
+}
+
+/** A free slot of the pins, claimed (IDLE); -1 when every slot is taken (the reader then takes no publication). */
+function claimSlot(pins: Int32Array): number {
+  for (let slot = 0; slot < pins.length; slot++) if (Atomics.compareExchange(pins, slot, FREE, IDLE) === FREE) return slot;
+  return -1;
 }
 
 /** Node's receiveMessageOnPort takes a BroadcastChannel as well (its docs); @types/node names only MessagePort. */
@@ -348,6 +413,12 @@ export class ReaderColumns {
   /** Before a read transaction begins. */
   beforeRead(): void {
     this.follower?.drain();
+    this.follower?.pinRead();
+  }
+
+  /** After the read (its transaction ended): what it used of the writer's columns may be written again. */
+  afterRead(): void {
+    this.follower?.unpinRead();
   }
 
   /** The columns as of the batch the current read transaction sees. */

@@ -61,6 +61,7 @@ export class SqliteReader implements StoreReads {
     } finally {
       // A statement that failed may have ended the transaction already.
       if (this.db.isTransaction) this.db.exec('COMMIT');
+      this.columns.afterRead();
     }
   }
 

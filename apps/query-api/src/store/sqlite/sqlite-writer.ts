@@ -70,6 +70,11 @@ export class SqliteWriter implements AdStoreWriter {
     return this.live?.tailForwards ?? 0;
   }
 
+  /** Versions of the moving columns built in buffers used again, and as copies (moving-buffers.ts): tests and the benchmark. */
+  get movingBuffers(): { reused: number; copied: number } {
+    return { reused: this.live?.movingBuffers?.reused ?? 0, copied: this.live?.movingBuffers?.copied ?? 0 };
+  }
+
   async size(): Promise<number> {
     return Number((this.db.prepare('SELECT count(*) AS n FROM ads').get() as { n: number }).n);
   }
@@ -291,7 +296,7 @@ export class SqliteWriter implements AdStoreWriter {
    * columns they brought forward (same base); one that starts later loads these and replays only what follows.
    */
   checkpoint(): void {
-    const current = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current();
+    const current = this.liveColumns().current();
     const seq = this.meta('seq') ?? '0';
     if (!current) return;
     const insert = this.db.prepare('INSERT INTO trend_columns (name, data) VALUES (?, ?)');
@@ -337,9 +342,15 @@ export class SqliteWriter implements AdStoreWriter {
    * batch's transaction (this connection sees the batch), so the post right after the commit is all readers wait for.
    */
   private prepareColumns(known: ReadonlyMap<number, KnownRow>, records: EntityRows): Publication | null {
-    const state = (this.live ??= new LiveColumns(this.db, sharedAlloc)).current(known, records);
+    const live = this.liveColumns();
+    const state = live.current(known, records);
     if (!state) return null;
-    return (this.publisher ??= new ColumnsPublisher(this.file)).prepare(state, this.live.takeRelabels());
+    return (this.publisher ??= new ColumnsPublisher(this.file)).prepare(state, live.takeRelabels());
+  }
+
+  /** The columns in shared memory; the buffers of versions no reader is on any more are written again (MovingBuffers). */
+  private liveColumns(): LiveColumns {
+    return (this.live ??= new LiveColumns(this.db, sharedAlloc, () => this.publisher?.oldestRead() ?? Infinity));
   }
 
   /** Stores the columns first when live batches changed them, so the next start replays nothing. */

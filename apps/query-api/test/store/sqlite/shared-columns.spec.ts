@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXACT_TOTAL_UP_TO } from '../../../src/ads/ads.service';
 import type { AdRecord } from '../../../src/store/ad-store.port';
+import { DatabaseSync } from 'node:sqlite';
 import { SqliteReader } from '../../../src/store/sqlite/sqlite-reader';
+import { ReaderColumns } from '../../../src/store/sqlite/shared-columns';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { FIXTURE_RECORDS } from '../store-fixture';
 
@@ -62,6 +64,37 @@ describe('columns shared by the live writer', () => {
     } finally {
       taking.close();
       deriving.close();
+    }
+  });
+
+  it('the writer writes the buffers of a version again only once no read is on it (decisions/0020)', async () => {
+    // Re-sightings that move one ad's impressions, batch after batch: its position changes in place in every version.
+    const seen = (k: number): AdRecord[] => [{ ...first, impressions: first.impressions + k }];
+    const db = new DatabaseSync(file, { readOnly: true });
+    const columns = new ReaderColumns(db, file);
+    await writer.apply(seen(1));
+    try {
+      columns.beforeRead();
+      db.exec('BEGIN');
+      const state = columns.current();
+      if (!state) throw new Error('no columns published');
+      expect(columns.derivations).toBe(0);
+      const { impressions } = state.columnar.cols;
+      const before = [...impressions];
+      // Versions 2 to 5 while the read of version 1 goes on: none is built in version 1's buffers.
+      for (let k = 2; k <= 5; k++) await writer.apply(seen(k));
+      expect([...impressions]).toEqual(before);
+      const whileRead = writer.movingBuffers;
+      db.exec('COMMIT');
+      columns.afterRead();
+      for (let k = 6; k <= 9; k++) await writer.apply(seen(k));
+      // No read held back the versions since: each one is built in the buffers of the version before the previous.
+      expect(writer.movingBuffers.reused).toBeGreaterThan(whileRead.reused);
+      expect(writer.movingBuffers.reused - whileRead.reused).toBeGreaterThanOrEqual(3);
+    } finally {
+      if (db.isTransaction) db.exec('COMMIT');
+      columns.close();
+      db.close();
     }
   });
 
