@@ -5,10 +5,11 @@ import { dayNumber, words } from '../text';
 import { type AdColumns, decodeAdColumns, destinationCode, WORD_BITS_PREFIX } from './ad-columns';
 import { at, type ColumnIndexes, ColumnarAds, type Grouped, lowerBound } from './columnar-search';
 import { addToGrouped, relaidByRank } from './grouped-tail';
-import { MOVING_COLUMNS, MovingBuffers } from './moving-buffers';
+import { MOVING_COLUMNS, MovingBuffers, WordBitsBuffers } from './moving-buffers';
 import { inRankOrder, rankGap, ranksBetween, respread, spreadRank } from './id-ranks';
 import { MOVING_SORTS, patchOrder } from './sort-orders';
 import { type Alloc, localAlloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
+import { copyBits, wordBitsIn } from './word-bits';
 import { AD_ROW_COLUMNS, type AdRow } from './rollups';
 import { ADDED, REMOVED, UPDATED } from './schema';
 
@@ -29,6 +30,8 @@ export interface ColumnsState {
 /** The columns as this connection derives them: every word bitset is a view into one buffer, in the same order. */
 export interface LiveState extends ColumnsState {
   wordBits: Map<string, Uint32Array>;
+  /** Words of 32 bits from one word's bitset to the next's in the buffer (at least a bitset's length: room to grow). */
+  wordStride: number;
 }
 
 /** A label a live batch changed (names follow the entity records): its dictionary and code. */
@@ -135,8 +138,12 @@ export class LiveColumns {
   /** Forwards that took the tail path (appended), not the merge: tests and the benchmark read it. */
   tailForwards = 0;
 
-  /** The live writer's moving columns, in buffers used again once no reader can be on their version (null: copies). */
+  /**
+   * The live writer's moving columns and word bitsets, in buffers used again once no reader can be on their version
+   * (null: copies).
+   */
   readonly movingBuffers: MovingBuffers | null;
+  private readonly wordBitsBuffers: WordBitsBuffers | null;
 
   /**
    * `alloc`: where the columns live (the live writer's in shared memory, to publish them: shared-columns.ts);
@@ -150,6 +157,7 @@ export class LiveColumns {
   ) {
     this.s = prepare(db);
     this.movingBuffers = oldestRead ? new MovingBuffers(alloc, oldestRead) : null;
+    this.wordBitsBuffers = oldestRead ? new WordBitsBuffers(alloc, oldestRead) : null;
   }
 
   /** The state to go back to when the transaction a forward read in is rolled back (restore). */
@@ -193,6 +201,7 @@ export class LiveColumns {
     if (this.state?.base !== base || this.state.seq < stored || this.state.seq > seq) {
       this.derivations++;
       this.movingBuffers?.reset();
+      this.wordBitsBuffers?.reset();
       const loaded = this.load();
       if (!loaded) return null;
       this.state = { ...loaded, base, seq: stored };
@@ -221,7 +230,7 @@ export class LiveColumns {
       const bits = new Uint32Array(data.slice().buffer); // a copy: the blob's bytes need not be 4-byte aligned
       wordBits.get(word)?.set(bits.subarray(0, stride));
     }
-    return { columnar: new ColumnarAds(cols, undefined, { alloc: this.alloc }), wordBits, layout: randomUUID() };
+    return { columnar: new ColumnarAds(cols, undefined, { alloc: this.alloc }), wordBits, wordStride: stride, layout: randomUUID() };
   }
 
   /** The batch a forward is bringing the columns to (the writer's records are of that batch alone). */
@@ -263,6 +272,7 @@ export class LiveColumns {
       }
     }
     this.movingBuffers?.reset();
+    this.wordBitsBuffers?.reset();
     const rankOf = this.rankIds(old, removed, added);
     added.sort((a, b) => a.first - b.first || a.rank - b.rank);
     const updatedAt = new Int32Array(cols.n).fill(-1);
@@ -358,7 +368,8 @@ export class LiveColumns {
     const addedAt = singles.filter(({ ad }) => isAdded.has(ad));
     const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc });
     columnar.warmLike(old);
-    return { columnar, wordBits: moveWordBits(state.wordBits, n, positionRuns(newPosition), addedAt, this.alloc), layout: randomUUID() };
+    const wordBits = moveWordBits(state.wordBits, n, positionRuns(newPosition), addedAt, this.alloc);
+    return { columnar, wordBits, wordStride: (n + 31) >>> 5, layout: randomUUID() };
   }
 
   /**
@@ -512,7 +523,16 @@ export class LiveColumns {
     }
     const columnar = new ColumnarAds(next, dicts.codes, { alloc: this.alloc, indexes });
     const tailWords = added.map((ad, i) => ({ at: n0 + i, ad }));
-    return { columnar, wordBits: moveWordBits(state.wordBits, n, [{ src: 0, dst: 0, len: n0 }], tailWords, this.alloc), layout: state.layout };
+    if (!this.wordBitsBuffers) {
+      const wordBits = moveWordBits(state.wordBits, n, [{ src: 0, dst: 0, len: n0 }], tailWords, this.alloc);
+      return { columnar, wordBits, wordStride: (n + 31) >>> 5, layout: state.layout };
+    }
+    // The live writer's: the stored positions' bits as they were (a tail batch changes no stored ad's words), the
+    // tail's set.
+    const { bits, stride } = this.wordBitsBuffers.next(state.seq, state.wordBits, n);
+    setWordBits(bits, tailWords);
+    this.wordBitsBuffers.keep(state.seq, state.wordBits, state.wordStride, this.forwardingTo, n0, n);
+    return { columnar, wordBits: bits, wordStride: stride, layout: state.layout };
   }
 
   /**
@@ -740,13 +760,18 @@ function moveWordBits(
     const moved = out.get(word);
     if (moved) for (const { src, dst, len } of runs) copyBits(bits, src, moved, dst, len);
   }
+  setWordBits(out, added);
+  return out;
+}
+
+/** Sets the bits of the added ads' words at their positions. */
+function setWordBits(wordBits: Map<string, Uint32Array>, added: { at: number; ad: AddedAd }[]): void {
   for (const { at: to, ad } of added) {
     for (const word of ad.words) {
-      const bits = out.get(word);
+      const bits = wordBits.get(word);
       if (bits) bits[to >>> 5] = at(bits, to >>> 5) | (1 << (to & 31));
     }
   }
-  return out;
 }
 
 /** Days sorted ascending, with some taken out and some put in: rebuilt from the count of each day (a few hundred fills). */
@@ -839,11 +864,6 @@ function inIdOrder(cols: AdColumns, rankOf: Int32Array): Int32Array {
   return order;
 }
 
-/** Each word's bitset as a view into one buffer (`stride` words of 32 bits each, in the order given): one block to share. */
-export function wordBitsIn(buffer: Uint32Array, words: string[], stride: number): Map<string, Uint32Array> {
-  return new Map(words.map((word, i) => [word, buffer.subarray(i * stride, (i + 1) * stride)]));
-}
-
 /** The old positions that survive, as runs that keep their order and move by one offset (newPosition -1: removed). */
 function positionRuns(newPosition: Int32Array): { src: number; dst: number; len: number }[] {
   const runs: { src: number; dst: number; len: number }[] = [];
@@ -855,26 +875,6 @@ function positionRuns(newPosition: Int32Array): { src: number; dst: number; len:
     else runs.push({ src: p, dst: to, len: 1 });
   }
   return runs;
-}
-
-/** ORs bits [src, src + len) of `from` into `to` from bit `dst` on, in pieces that stay within one word of each. */
-function copyBits(from: Uint32Array, src: number, to: Uint32Array, dst: number, len: number): void {
-  let i = 0;
-  if ((src & 31) === 0 && (dst & 31) === 0 && len >= 32) {
-    // Aligned alike (a run that does not move, as a tail batch's): whole words at once.
-    const words = len >>> 5;
-    to.set(from.subarray(src >>> 5, (src >>> 5) + words), dst >>> 5);
-    i = words << 5;
-  }
-  for (; i < len; ) {
-    const s = src + i;
-    const d = dst + i;
-    const take = Math.min(32 - (s & 31), 32 - (d & 31), len - i);
-    const mask = take === 32 ? 0xffffffff : (1 << take) - 1;
-    const piece = (at(from, s >>> 5) >>> (s & 31)) & mask;
-    if (piece !== 0) to[d >>> 5] = at(to, d >>> 5) | (piece << (d & 31));
-    i += take;
-  }
 }
 
 function prepare(db: DatabaseSync) {

@@ -1,5 +1,6 @@
 import type { AdColumns } from './ad-columns';
 import { type Alloc, type TypedArray, type TypedArrayOf } from './typed-alloc';
+import { copyBits, wordBitsIn } from './word-bits';
 
 /** The ad columns a re-sighting moves in place (live-columns.ts, `moves`). */
 export const MOVING_COLUMNS = ['activity', 'popularity', 'impressions', 'last', 'active', 'destination'] as const;
@@ -79,6 +80,53 @@ export class MovingBuffers {
   }
 
   /** Forgets the spare: the next version is a copy (after a merge or a load, whose positions are others). */
+  reset(): void {
+    this.spare = null;
+  }
+}
+
+/**
+ * The live writer's word bitsets (one buffer, a bitset per word `stride` words of 32 bits apart) used again by the
+ * same rule as the moving columns': a tail batch sets bits of its new positions only, so the buffer of the version
+ * before the previous one is brought up to date by the bits of the positions the previous batch added. The stride
+ * leaves room to grow; a version's bitsets are its first (n + 31) / 32 words of each.
+ */
+export class WordBitsBuffers {
+  private spare: { seq: number; upTo: number; buffer: Uint32Array; stride: number; from: number; to: number } | null = null;
+
+  constructor(
+    private readonly alloc: Alloc,
+    private readonly oldestRead: () => number,
+  ) {}
+
+  /**
+   * The bitsets for the version after `current` (version `seq`), `n` positions long, holding every bit of `current`;
+   * the bits of new positions are for the caller to set.
+   */
+  next(seq: number, current: ReadonlyMap<string, Uint32Array>, n: number): { bits: Map<string, Uint32Array>; stride: number } {
+    const length = (n + 31) >>> 5;
+    const words = [...current.keys()];
+    const spare = this.spare;
+    if (spare && spare.upTo === seq && this.oldestRead() > spare.seq && spare.stride >= length) {
+      const bits = wordBitsIn(spare.buffer, words, spare.stride, length);
+      for (const [word, from] of current) {
+        const to = bits.get(word);
+        if (to) copyBits(from, spare.from, to, spare.from, spare.to - spare.from);
+      }
+      return { bits, stride: spare.stride };
+    }
+    const room = (Math.ceil(n * 1.25) + 1024 + 31) >>> 5;
+    const bits = wordBitsIn(this.alloc(Uint32Array, room * words.length), words, room, length);
+    for (const [word, from] of current) bits.get(word)?.set(from);
+    return { bits, stride: room };
+  }
+
+  /** After the version `seq` was built from `previous` (version `previousSeq`), which added positions [from, to). */
+  keep(previousSeq: number, previous: ReadonlyMap<string, Uint32Array>, stride: number, seq: number, from: number, to: number): void {
+    const [first] = previous.values();
+    this.spare = first && first.byteOffset === 0 ? { seq: previousSeq, upTo: seq, buffer: new Uint32Array(first.buffer), stride, from, to } : null;
+  }
+
   reset(): void {
     this.spare = null;
   }

@@ -71,7 +71,9 @@ export interface Publication {
   hosts: LogView;
   words: LogView;
   wordBits: Uint32Array;
+  /** Words of 32 bits from one word's bitset to the next's, and a bitset's length (n / 32, rounded up). */
   wordStride: number;
+  wordLength: number;
 }
 
 /** Writer side of a log: grows by doubling into new shared buffers (readers of older views keep theirs). */
@@ -193,7 +195,8 @@ export class ColumnsPublisher {
       hosts: this.hosts.view(),
       words: this.words.view(),
       wordBits: first ? new Uint32Array(first.buffer) : new Uint32Array(new SharedArrayBuffer(0)),
-      wordStride: (cols.n + 31) >>> 5,
+      wordStride: state.wordStride,
+      wordLength: (cols.n + 31) >>> 5,
     };
   }
 
@@ -341,7 +344,7 @@ class ColumnsFollower {
       this.counts[name] = log.length;
     }
     const cols: AdColumns = { ...p.cols, dicts: { ...this.dicts, hostsReversed: new LogReader(p.hosts) } };
-    const { wordBits, wordStride, indexes } = p;
+    const { wordBits, wordStride, wordLength, indexes } = p;
     const words = this.words;
     return {
       columnar: new ColumnarAds(cols, this.codes, { indexes }),
@@ -349,7 +352,7 @@ class ColumnsFollower {
       wordBits: {
         get: (word) => {
           const i = words.get(word);
-          return i === undefined ? undefined : wordBits.subarray(i * wordStride, (i + 1) * wordStride);
+          return i === undefined ? undefined : wordBits.subarray(i * wordStride, i * wordStride + wordLength);
         },
       },
     };

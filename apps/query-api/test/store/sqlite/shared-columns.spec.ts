@@ -6,6 +6,7 @@ import type { AdRecord } from '../../../src/store/ad-store.port';
 import { DatabaseSync } from 'node:sqlite';
 import { SqliteReader } from '../../../src/store/sqlite/sqlite-reader';
 import { ReaderColumns } from '../../../src/store/sqlite/shared-columns';
+import { words } from '../../../src/store/text';
 import { SqliteWriter } from '../../../src/store/sqlite/sqlite-writer';
 import { FIXTURE_RECORDS } from '../store-fixture';
 
@@ -68,8 +69,13 @@ describe('columns shared by the live writer', () => {
   });
 
   it('the writer writes the buffers of a version again only once no read is on it (decisions/0020)', async () => {
-    // Re-sightings that move one ad's impressions, batch after batch: its position changes in place in every version.
-    const seen = (k: number): AdRecord[] => [{ ...first, impressions: first.impressions + k }];
+    // Re-sightings that move one ad's impressions, batch after batch (its position changes in place in every version),
+    // and a new ad with its words (new positions set bits past the version read).
+    const seen = (k: number): AdRecord[] => [
+      { ...first, impressions: first.impressions + k },
+      // First seen after every stored ad: a tail batch (the merge builds new buffers anyway).
+      { ...first, id: `ad_pinned_${k}`, first_seen_date: `2031-01-${10 + k}`, last_seen_date: `2031-01-${10 + k}`, days_active: 0 },
+    ];
     const db = new DatabaseSync(file, { readOnly: true });
     const columns = new ReaderColumns(db, file);
     await writer.apply(seen(1));
@@ -81,9 +87,15 @@ describe('columns shared by the live writer', () => {
       expect(columns.derivations).toBe(0);
       const { impressions } = state.columnar.cols;
       const before = [...impressions];
+      // A word of the ad's title: every word of the load has a bitset here (wordBitsMinShare 0).
+      const [word] = words(first.title);
+      const bits = word === undefined ? undefined : state.wordBits.get(word);
+      if (!bits) throw new Error('no bitset for a word of the title');
+      const bitsBefore = [...bits];
       // Versions 2 to 5 while the read of version 1 goes on: none is built in version 1's buffers.
       for (let k = 2; k <= 5; k++) await writer.apply(seen(k));
       expect([...impressions]).toEqual(before);
+      expect([...bits]).toEqual(bitsBefore);
       const whileRead = writer.movingBuffers;
       db.exec('COMMIT');
       columns.afterRead();
