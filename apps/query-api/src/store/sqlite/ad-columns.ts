@@ -20,7 +20,7 @@ export interface AdColumns {
    */
   sorted: number;
   rid: Int32Array;
-  /** Sort values and the id tiebreaker (rank of the id in id order), for the columnar ad search. */
+  /** Sort values and the id tiebreaker (the id's rank in id order: only their order counts, id-ranks.ts), for the columnar ad search. */
   activity: Int32Array;
   popularity: Float64Array;
   impressions: Float64Array;

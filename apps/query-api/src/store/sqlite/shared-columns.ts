@@ -63,8 +63,12 @@ export interface Publication {
   layout: string;
   /** [0]: the newest sequence number published, for readers waiting for one (Atomics.wait). */
   control: Int32Array;
-  /** The readers' pins (FREE, IDLE, or the oldest version a read in progress may use): one writer's, like `control`. */
+  /**
+   * The readers' pins (FREE, IDLE, or the oldest version a read in progress may use): one writer's, like `control`, and
+   * named by `publisher` (each message brings its own view of the same shared memory: views are not compared).
+   */
   pins: Int32Array;
+  publisher: string;
   cols: Omit<AdColumns, 'dicts'>;
   indexes: ColumnIndexes;
   logs: Record<Logged, LogView>;
@@ -140,6 +144,7 @@ export class ColumnsPublisher {
   private readonly channel: BroadcastChannel;
   private readonly control = sharedAlloc(Int32Array, 1);
   private readonly pins = sharedAlloc(Int32Array, PIN_SLOTS).fill(FREE);
+  private readonly id = randomUUID();
   private lineage = '';
   /** The codes of the lineage logged so far (a new load of the columns starts another lineage). */
   private codes: DictionaryCodes | null = null;
@@ -189,6 +194,7 @@ export class ColumnsPublisher {
       layout: state.layout,
       control: this.control,
       pins: this.pins,
+      publisher: this.id,
       cols: arrays,
       indexes: state.columnar.allIndexes(),
       logs: Object.fromEntries(LOGGED.map((name) => [name, this.logs[name].view()])) as Record<Logged, LogView>,
@@ -238,9 +244,9 @@ class ColumnsFollower {
   private codes = emptyCodes();
   private counts = {} as Record<Logged, number>;
   private words = new Map<string, number>();
-  /** This reader's slot in a writer's pins, and whether the read in progress is pinned there. */
-  private pin: { pins: Int32Array; slot: number } | null = null;
-  private pinned: Int32Array | null = null;
+  /** This reader's slot in a writer's pins, and the writer the read in progress is pinned with (null: none). */
+  private pin: { publisher: string; pins: Int32Array; slot: number } | null = null;
+  private pinned: string | null = null;
 
   constructor(file: string) {
     this.channel = new BroadcastChannel(columnsChannel(file));
@@ -264,14 +270,14 @@ class ColumnsFollower {
   pinRead(): void {
     const latest = this.latest;
     if (!latest) return;
-    if (this.pin?.pins !== latest.pins) {
+    if (this.pin?.publisher !== latest.publisher) {
       this.releaseSlot();
       const slot = claimSlot(latest.pins);
-      this.pin = slot < 0 ? null : { pins: latest.pins, slot };
+      this.pin = slot < 0 ? null : { publisher: latest.publisher, pins: latest.pins, slot };
     }
     if (!this.pin) return;
     Atomics.store(this.pin.pins, this.pin.slot, Atomics.load(latest.control, 0));
-    this.pinned = this.pin.pins;
+    this.pinned = this.pin.publisher;
   }
 
   /** After the read: the writer may write the buffers of the versions it used again. */
@@ -289,9 +295,10 @@ class ColumnsFollower {
   stateFor(base: string, seq: number): ColumnsState | null {
     const pinned = this.pinned;
     if (!pinned) return null;
-    if (this.adopted?.publication.base === base && this.adopted.publication.seq === seq && this.adopted.publication.pins === pinned) return this.adopted.state;
+    const adopted = this.adopted?.publication;
+    if (adopted?.base === base && adopted.seq === seq && adopted.publisher === pinned) return this.adopted?.state ?? null;
     const latest = this.latest;
-    if (!latest || latest.base !== base || latest.seq > seq || latest.pins !== pinned) return null;
+    if (!latest || latest.base !== base || latest.seq > seq || latest.publisher !== pinned) return null;
     const publication = latest.seq === seq ? latest : this.await(latest.control, base, seq);
     if (!publication) return null;
     this.adopted = { publication, state: this.adopt(publication) };
@@ -309,7 +316,7 @@ class ColumnsFollower {
         this.latest = publication;
         if (publication.base === base && publication.seq === seq) found = publication;
       }
-      if (found) return found.pins === this.pinned ? found : null;
+      if (found) return found.publisher === this.pinned ? found : null;
       const left = deadline - performance.now();
       if (published >= seq || left <= 0) {
         // Another writer's batch, or a writer that stopped: follow again from its next publication.

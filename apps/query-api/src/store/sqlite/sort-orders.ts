@@ -68,7 +68,7 @@ const standsIn = (left: Uint32Array | null) => (left ? (p: number) => (at(left, 
  * The order after a batch that moved no position (the columns' tail path), over the columns after it (`c`): `changed`
  * are positions whose values the batch changed, positions n0..c.n - 1 its new ads. They are sorted (k log k) and merged
  * into the moved list, which the same positions leave first; the base's bits are a copy with theirs set (n / 8 bytes).
- * The rest keep their places: their values did not move, and id ranks shifted by a batch keep their order. When the
+ * The rest keep their places: their values did not move, nor did their id ranks (id-ranks.ts). When the
  * moved list outgrows an eighth of the base, both are merged into a new base (a copy of the order, once per many
  * batches), so a walk skips at most that share of the base.
  */

@@ -110,6 +110,26 @@ describe('columns shared by the live writer', () => {
     }
   });
 
+  it('a read whose transaction sees a batch published after it pinned takes that batch\'s publication', async () => {
+    const [one, two] = batches();
+    const db = new DatabaseSync(file, { readOnly: true });
+    const columns = new ReaderColumns(db, file);
+    try {
+      await writer.apply(one as AdRecord[]);
+      columns.beforeRead();
+      // Committed and posted between the pin and the transaction: the read waits for (or finds) its message.
+      await writer.apply(two as AdRecord[]);
+      db.exec('BEGIN');
+      expect(columns.current()?.columnar.codes.countries.has('ZZ')).toBe(true);
+      db.exec('COMMIT');
+      columns.afterRead();
+      expect(columns.derivations).toBe(0);
+    } finally {
+      columns.close();
+      db.close();
+    }
+  });
+
   it('a reader that starts after the writer published derives the columns at start, then takes the next batch', async () => {
     const [one, two] = batches();
     await writer.apply(one as AdRecord[]);
