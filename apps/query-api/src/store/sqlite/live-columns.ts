@@ -380,9 +380,9 @@ export class LiveColumns {
    * and hosts are codes in the order they came with a sorted order beside them (a new host moves no stored value). The
    * columns that never change for a stored ad (ids, ranks, codes, lists) grow in place into spare room (readers of the
    * previous version read only up to its length), the moving values (dates, status, activity, popularity,
-   * impressions) are copied and patched, and each grouping and order keeps what it had, the batch's entries added to a
-   * short list beside it (grouped-tail.ts, sort-orders.ts: decisions/0020), not a copy. Null when the batches do not
-   * qualify: the merge runs.
+   * impressions) and the word bitsets are patched in buffers no read is on (the live writer's: moving-buffers.ts) or in
+   * a copy, and each grouping and order keeps what it had, the batch's entries added to a short list beside it
+   * (grouped-tail.ts, sort-orders.ts: decisions/0020), not a copy. Null when the batches do not qualify: the merge runs.
    */
   private appended(state: Versioned, added: AddedAd[], updated: AddedAd[]): LiveState | null {
     const old = state.columnar;
