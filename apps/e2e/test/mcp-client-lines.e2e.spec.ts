@@ -59,7 +59,13 @@ const CURRENT: ClientLine = {
   name: '@modelcontextprotocol/client 2.x',
   revision: '2026-07-28',
   async connect(mcpUrl, credentials) {
-    const authProvider = new v2.ClientCredentialsProvider({ clientId: credentials.client_id, clientSecret: credentials.client_secret, scope: 'mcp:read' });
+    // The stack's issuer is its public origin (AUTH_ISSUER defaults to PUBLIC_BASE_URL): credentials go nowhere else.
+    const authProvider = new v2.ClientCredentialsProvider({
+      clientId: credentials.client_id,
+      clientSecret: credentials.client_secret,
+      scope: 'mcp:read',
+      expectedIssuer: mcpUrl.origin,
+    });
     const client = new v2.Client({ name: 'e2e-v2-agent', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(new v2.StreamableHTTPClientTransport(mcpUrl, { authProvider, onInsufficientScope: 'throw' }));
     return sessionOf(client, client.getNegotiatedProtocolVersion());
@@ -71,7 +77,12 @@ const LEGACY: ClientLine = {
   name: '@modelcontextprotocol/sdk 1.x',
   revision: '2025-11-25',
   async connect(mcpUrl, credentials) {
-    const authProvider = new LegacyCredentials({ clientId: credentials.client_id, clientSecret: credentials.client_secret, scope: 'mcp:read' });
+    const authProvider = new LegacyCredentials({
+      clientId: credentials.client_id,
+      clientSecret: credentials.client_secret,
+      scope: 'mcp:read',
+      expectedIssuer: mcpUrl.origin,
+    });
     const client = new LegacyClient({ name: 'e2e-v1-agent', version: '1.0.0' });
     const transport = new LegacyTransport(mcpUrl, { authProvider });
     await client.connect(transport);

@@ -228,7 +228,8 @@ describe('media: GET /api/v1/creo/{id}/media/{n} (and /thumbnail), MCP resources
   describe('MCP resources/read of the media URL', () => {
     async function connect(revision: '2026-07-28' | '2025-11-25') {
       const client = await register(base);
-      const authProvider = new v2.ClientCredentialsProvider({ clientId: client.client_id, clientSecret: client.client_secret, scope: 'mcp:read' });
+      // The stack's issuer is its public origin (AUTH_ISSUER defaults to PUBLIC_BASE_URL): credentials go nowhere else.
+      const authProvider = new v2.ClientCredentialsProvider({ clientId: client.client_id, clientSecret: client.client_secret, scope: 'mcp:read', expectedIssuer: base });
       const mcp = new v2.Client({ name: 'e2e-media', version: '1.0.0' }, { versionNegotiation: { mode: revision === '2026-07-28' ? { pin: revision } : 'legacy' } });
       await mcp.connect(new v2.StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider, onInsufficientScope: 'throw' }));
       return mcp;

@@ -18,13 +18,6 @@ export const localAlloc: Alloc = (make, length) => new make(length);
 
 export const sharedAlloc: Alloc = (make, length) => new make(new SharedArrayBuffer(length * make.BYTES_PER_ELEMENT));
 
-/** A copy of `from` in memory from `alloc`. */
-export function copyInto<A extends TypedArray>(alloc: Alloc, make: TypedArrayOf<A>, from: A): A {
-  const to = alloc(make, from.length);
-  to.set(from as never);
-  return to;
-}
-
 /**
  * A typed array's value at an index the caller has bounded by the array's own length or offsets (0 past the end, as
  * a zero-filled array reads): one place for what noUncheckedIndexedAccess asks of every such read.
