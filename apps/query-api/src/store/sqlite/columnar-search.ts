@@ -5,8 +5,6 @@ import type { AdColumns, SortedList } from './ad-columns';
 import { buildOrder, isMovingSort, MOVING_SORTS, type MovingOrder, type MovingSort, type SortOrders, sortValueOf, walkOrder } from './sort-orders';
 import { type Alloc, at, localAlloc } from './typed-alloc';
 
-export { at };
-
 /**
  * Ad search over the in-memory columns, for filter combinations no single index serves well
  * (e.g. country + category + status, or a mid-frequency word): one pass over the candidates with

@@ -16,7 +16,7 @@ export interface EntityMoving {
 }
 
 /** The record's fields the moving values are shown in. */
-const SHOWN_AS = { active_ads: 'active_ads', first_seen: 'first_seen_date', last_seen: 'last_seen_date' } as const satisfies Record<keyof EntityMoving, string>;
+export const SHOWN_AS = { active_ads: 'active_ads', first_seen: 'first_seen_date', last_seen: 'last_seen_date' } as const satisfies Record<keyof EntityMoving, string>;
 
 /** The moving values a rendered record shows (its full doc holds every field of its row). */
 export function movingShown(kind: EntityKind, full: unknown): EntityMoving {

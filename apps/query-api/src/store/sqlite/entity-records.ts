@@ -21,7 +21,7 @@ import {
   ranked,
   shownHead,
 } from './entity-facets';
-import { type EntityMoving, movingShown, sameEntityMoving } from './entity-moving';
+import { type EntityMoving, movingShown, sameEntityMoving, SHOWN_AS } from './entity-moving';
 
 /** Rendered in this order: domain and app records name their advertisers, so advertisers come first. */
 export const ENTITY_KINDS: readonly EntityKind[] = ['advertiser', 'webmaster', 'creative', 'domain', 'app'];
@@ -461,8 +461,8 @@ export function fillEntityMoving(db: DatabaseSync): void {
   if (db.prepare('SELECT 1 FROM entity_moving LIMIT 1').get() || !db.prepare('SELECT 1 FROM entities LIMIT 1').get()) return;
   const dated = [...DATED_KINDS].map((kind) => `'${kind}'`).join(', ');
   db.exec(`INSERT INTO entity_moving (kind, id, active_ads, first_seen, last_seen)
-    SELECT kind, id, json_extract(full_doc, '$.active_ads'),
-      CASE WHEN kind IN (${dated}) THEN json_extract(full_doc, '$.first_seen_date') END,
-      CASE WHEN kind IN (${dated}) THEN json_extract(full_doc, '$.last_seen_date') END
+    SELECT kind, id, json_extract(full_doc, '$.${SHOWN_AS.active_ads}'),
+      CASE WHEN kind IN (${dated}) THEN json_extract(full_doc, '$.${SHOWN_AS.first_seen}') END,
+      CASE WHEN kind IN (${dated}) THEN json_extract(full_doc, '$.${SHOWN_AS.last_seen}') END
     FROM entities`);
 }

@@ -15,7 +15,6 @@ export function addToGrouped(g: Grouped, size: number, entries: [number, number]
   if (!incoming.length) return g;
   const was = g.tail ?? { keys: new Int32Array(0), positions: new Int32Array(0) };
   const length = was.keys.length + incoming.length;
-  if (length > Math.max(FOLD_AT_LEAST, g.positions.length >>> 3)) return folded(g, size, incoming, alloc);
   const tail: GroupedTail = { keys: alloc(Int32Array, length), positions: alloc(Int32Array, length) };
   let i = 0;
   let to = 0;
@@ -29,41 +28,31 @@ export function addToGrouped(g: Grouped, size: number, entries: [number, number]
     take(key, position);
   }
   for (; i < was.keys.length; i++) take(at(was.keys, i), at(was.positions, i));
+  if (length > Math.max(FOLD_AT_LEAST, g.positions.length >>> 3)) return folded(g, size, tail, alloc);
   return { positions: g.positions, offsets: g.offsets, tail };
 }
 
-/**
- * The grouping with its tail and `incoming` (sorted by key, then position) in it: the keys no entry has are copied in
- * runs.
- */
-function folded(g: Grouped, size: number, incoming: [number, number][], alloc: Alloc): Grouped {
-  const added: [number, number][] = [];
-  const tail = g.tail;
-  // The tail's entries and the batch's, by key (the tail's first within one: they are older).
-  let i = 0;
-  for (const entry of incoming) {
-    for (; tail && i < tail.keys.length && at(tail.keys, i) <= entry[0]; i++) added.push([at(tail.keys, i), at(tail.positions, i)]);
-    added.push(entry);
-  }
-  for (; tail && i < tail.keys.length; i++) added.push([at(tail.keys, i), at(tail.positions, i)]);
+/** The grouping with every entry of `tail` (keys ascending) in it: the keys no entry has are copied in runs. */
+function folded(g: Grouped, size: number, tail: GroupedTail, alloc: Alloc): Grouped {
+  const { keys, positions: added } = tail;
   const oldKeys = g.offsets.length - 1;
   const oldEnd = (k: number) => at(g.offsets, Math.min(k, oldKeys));
   const offsets = alloc(Int32Array, size + 1);
   let t = 0;
   for (let k = 0; k <= size; k++) {
     offsets[k] = oldEnd(k) + t;
-    while (t < added.length && (added[t] as [number, number])[0] === k) t++;
+    while (t < keys.length && at(keys, t) === k) t++;
   }
-  const positions = alloc(Int32Array, g.positions.length + added.length);
+  const positions = alloc(Int32Array, g.positions.length + keys.length);
   let copied = 0;
   let to = 0;
-  for (let j = 0; j < added.length; ) {
-    const key = (added[j] as [number, number])[0];
+  for (let j = 0; j < keys.length; ) {
+    const key = at(keys, j);
     const upto = oldEnd(key + 1);
     positions.set(g.positions.subarray(copied, upto), to);
     to += upto - copied;
     copied = upto;
-    for (; j < added.length && (added[j] as [number, number])[0] === key; j++) positions[to++] = (added[j] as [number, number])[1];
+    for (; j < keys.length && at(keys, j) === key; j++) positions[to++] = at(added, j);
   }
   positions.set(g.positions.subarray(copied), to);
   return { positions, offsets, tail: null };
