@@ -87,15 +87,26 @@ export class SqliteWriter implements AdStoreWriter {
     this.movingUpdates = new MovingUpdates(this.db);
   }
 
+  /**
+   * In one transaction: a reader opening the store meanwhile (a query worker starting beside the live writer) sees
+   * every table before or after, never a store without them (its statements are prepared when it opens).
+   */
   private dropAll(): void {
-    this.db.exec(`
-      DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_docs; DROP TABLE IF EXISTS ad_countries;
-      DROP TABLE IF EXISTS ad_categories; DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts;
-      DROP TABLE IF EXISTS entities; DROP TABLE IF EXISTS entity_moving; DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers;
-      DROP TABLE IF EXISTS entity_facets; DROP TABLE IF EXISTS live_changes; DROP TABLE IF EXISTS trend_columns;
-      DELETE FROM meta;`);
-    this.db.exec(BASE_TABLES);
-    this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
+    this.db.exec('BEGIN');
+    try {
+      this.db.exec(`
+        DROP TABLE IF EXISTS ads; DROP TABLE IF EXISTS ad_docs; DROP TABLE IF EXISTS ad_countries;
+        DROP TABLE IF EXISTS ad_categories; DROP TABLE IF EXISTS ad_languages; DROP TABLE IF EXISTS ads_fts;
+        DROP TABLE IF EXISTS entities; DROP TABLE IF EXISTS entity_moving; DROP TABLE IF EXISTS name_index; DROP TABLE IF EXISTS webmaster_advertisers;
+        DROP TABLE IF EXISTS entity_facets; DROP TABLE IF EXISTS live_changes; DROP TABLE IF EXISTS trend_columns;
+        DELETE FROM meta;`);
+      this.db.exec(BASE_TABLES);
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(SCHEMA_VERSION);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   async write(batch: readonly AdRecord[]): Promise<WriteResult> {
